@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mcutil.h - helpers shared by metacache's C tests: the test bed
+ * environment, module loading and the kernel log.
+ */
+#ifndef MCUTIL_H
+#define MCUTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* An environment variable of the test bed, or NULL. */
+static inline const char *mc_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/* Is a file system type registered (listed in /proc/filesystems)? */
+static inline int mc_fs_registered(const char *type)
+{
+	char line[128];
+	FILE *f = fopen("/proc/filesystems", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *t = strrchr(line, '\t');
+
+		t = t ? t + 1 : line;
+		t[strcspn(t, "\n")] = 0;
+		if (!strcmp(t, type))
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* insmod: 0 or -errno. */
+static inline int mc_insmod(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* rmmod (non-blocking, like rmmod(8)): 0 or -errno. */
+static inline int mc_rmmod(const char *name)
+{
+	if (syscall(SYS_delete_module, name, O_NONBLOCK))
+		return -errno;
+	return 0;
+}
+
+/* Is the module loaded (listed in /proc/modules)? */
+static inline int mc_module_loaded(const char *name)
+{
+	char line[256];
+	FILE *f = fopen("/proc/modules", "r");
+	size_t n = strlen(name);
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/*
+ * The kernel log from now on: mc_kmsg_open() positions a reader at the end
+ * of /dev/kmsg, mc_kmsg_read() returns the next record (priority in *prio,
+ * text without the header) or NULL when there is none yet.
+ */
+static inline int mc_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static inline const char *mc_kmsg_read(int fd, int *prio, char *buf,
+				       size_t len)
+{
+	ssize_t n;
+	char *text;
+
+	for (;;) {
+		n = read(fd, buf, len - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: skip ahead */
+			continue;
+		if (n <= 0)
+			return NULL;
+		break;
+	}
+	buf[n] = 0;
+	*prio = atoi(buf) & 7;
+	text = strchr(buf, ';');
+	text = text ? text + 1 : buf;
+	text[strcspn(text, "\n")] = 0;
+	return text;
+}
+
+#endif /* MCUTIL_H */

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The test runner, run INSIDE the test bed guest (see Documentation/testbed.md).
+#
+# usage: tests/run_tests.sh [SUITE-FILE] [FILTER]
+#
+# Reads the suite file (default tests/suite.conf): one test program per line,
+#
+#	PROGRAM   LOWERS   MODE
+#
+# PROGRAM is a path under tests/ (a built C program speaking TAP 13), LOWERS
+# a comma-separated subset of tmpfs,nfs,cifs or "-" for a test that needs
+# no lower, MODE "plain" (the runner mounts nothing) or "mount:NAME"
+# (the runner mounts metacache on the lower with the options of mode NAME
+# from tests/modes.conf at /tmp/mc/upper/<fs> before the test and unmounts
+# it after; a failed mount or unmount fails the test).  FILTER, if given,
+# runs only the programs whose name contains it.
+#
+# Output: TAP 13 in the kselftest style (each program's own TAP indented
+# as "# " comment lines, then "ok N program [lower,mode]"), a summary line
+# "metacache: N passed, N failed, N skipped", and exit status 0 only if
+# nothing failed.  Copied to $MC_RESULTS/tap.txt.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. tests/vm/guest-lib.sh
+
+suite=${1:-tests/suite.conf}
+filter=${2:-}
+ko=$PWD/kmod/metacache.ko
+tap=${MC_RESULTS:-/tmp}/tap.txt
+: > "$tap"
+
+out() {
+	echo "$*"
+	echo "$*" >> "$tap"
+}
+
+mode_opts() {
+	sed -n "s/^$1[[:space:]]\{1,\}//p" tests/modes.conf | head -n 1
+}
+
+# Expand the suite into one line per run: PROGRAM LOWER MODE.
+runs=$(grep -v '^[[:space:]]*\(#\|$\)' "$suite" | while read -r prog lowers mode; do
+	case "$prog" in *"$filter"*) ;; *) continue ;; esac
+	for l in $(echo "$lowers" | tr ',' ' '); do
+		echo "$prog $l $mode"
+	done
+done)
+total=$(echo "$runs" | grep -c .)
+
+out "TAP version 13"
+out "1..$total"
+n=0 pass=0 fail=0 skip=0
+echo "$runs" | grep . > /tmp/mc-runs
+while read -r prog lower mode; do
+	n=$((n + 1))
+	label="$prog [$lower${mode:+,$mode}]"
+	bin=tests/$prog
+	out "# selftests: $label"
+	if [ ! -x "$bin" ]; then
+		out "not ok $n $label # program not built: $bin"
+		fail=$((fail + 1))
+		continue
+	fi
+	unset MC_FSTYPE MC_LOWER MC_UPPER MC_SERVER MC_LOWER2
+	export MC_KO="$ko" MC_TEST_UID=65534 MC_TEST_GID=65534
+	if [ "$lower" != - ]; then
+		export MC_FSTYPE="$lower" MC_LOWER="$(mc_lower "$lower")" \
+		       MC_SERVER="$(mc_server "$lower")" MC_LOWER2="$(mc_lower2 "$lower")"
+	fi
+	mounted=
+	case "$mode" in
+	mount:*)
+		opts=$(mode_opts "${mode#mount:}")
+		export MC_UPPER="$(mc_upper "$lower")" MC_MOUNT_OPTS="$opts"
+		if ! grep -q metacache /proc/filesystems && ! insmod "$ko"; then
+			out "not ok $n $label # cannot load $ko"
+			fail=$((fail + 1))
+			continue
+		fi
+		if ! mount -t metacache ${opts:+-o "$opts"} "$MC_LOWER" "$MC_UPPER" 2>/tmp/mc-mount.err; then
+			out "# mount -t metacache ${opts:+-o $opts} $MC_LOWER $MC_UPPER: $(cat /tmp/mc-mount.err)"
+			out "not ok $n $label # mount failed"
+			fail=$((fail + 1))
+			continue
+		fi
+		mounted=$MC_UPPER
+		;;
+	esac
+	start=$(mc_uptime)
+	"$bin" > /tmp/mc-test.out 2>&1 < /dev/null
+	rc=$?
+	sed 's/^/# /' /tmp/mc-test.out | while IFS= read -r l; do out "$l"; done
+	if [ -n "$mounted" ] && ! umount "$mounted" 2>/tmp/mc-umount.err; then
+		out "# umount $mounted: $(cat /tmp/mc-umount.err)"
+		grep -q " $mounted " /proc/mounts && umount -l "$mounted"
+		rc=1
+	fi
+	secs=$(echo "$(mc_uptime) $start" | awk '{ printf "%.1f", $1 - $2 }')
+	case $rc in
+	0) out "ok $n $label # ${secs}s"; pass=$((pass + 1)) ;;
+	4) out "ok $n $label # SKIP $(grep -m1 'SKIP' /tmp/mc-test.out | sed 's/.*# SKIP //')"
+	   skip=$((skip + 1)) ;;
+	*) out "not ok $n $label # exit $rc, ${secs}s"; fail=$((fail + 1)) ;;
+	esac
+done < /tmp/mc-runs
+
+out "metacache: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

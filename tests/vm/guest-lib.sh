@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the test bed (sourced by the job script inside the guest).
+# Starts the servers from scratch and mounts the three lower file systems:
+#
+#   /tmp/mc/export/nfs     tmpfs exported by the kernel NFS server (NFSv4.2)
+#   /tmp/mc/export/cifs    tmpfs shared by Samba's smbd (SMB 3.1.1)
+#   /tmp/mc/lower/tmpfs    a local tmpfs
+#   /tmp/mc/lower/nfs      the NFS client mount of the export
+#   /tmp/mc/lower/cifs     the cifs client mount of the share
+#   /tmp/mc/lower2/nfs     a second, independent NFS client (nosharecache)
+#   /tmp/mc/lower2/cifs    a second, independent cifs client (nosharesock)
+#
+# The upper (metacache) mount points are /tmp/mc/upper/<fs>.
+
+MC=/tmp/mc
+MC_FSTYPES="tmpfs nfs cifs"
+
+# Seconds since boot, for the stage timings.
+mc_uptime() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# mc_stage NAME: record that stage NAME ended now (results/timings.txt).
+mc_stage() {
+	echo "$1 $(mc_uptime)" >> "$MC_RESULTS/timings.txt"
+	echo "testbed: $1 done at $(mc_uptime) s"
+}
+
+mc_log() {
+	echo "testbed: $*"
+}
+
+# Wait up to $2 tenths of a second for a TCP listener on port $1 (hex in
+# /proc/net/tcp, state 0A = LISTEN).
+mc_wait_port() {
+	local hex i=0
+	hex=$(printf '%04X' "$1")
+	while [ $i -lt "$2" ]; do
+		if grep -q ":$hex [0-9A-F:]* 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+mc_start_nfs() {
+	modprobe nfsd || return 1
+	mkdir -p $MC/export/nfs /var/lib/nfs/v4recovery /run/rpcbind
+	mount -t tmpfs -o mode=755 tmpfs $MC/export/nfs || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	# The shortest lease and grace period nfsd accepts: a fresh server
+	# refuses non-reclaim OPENs during its grace period.
+	echo 10 > /proc/fs/nfsd/nfsv4leasetime
+	echo 10 > /proc/fs/nfsd/nfsv4gracetime
+	echo "$MC/export/nfs 127.0.0.1(rw,no_root_squash,insecure,fsid=0,no_subtree_check,sync)" > /etc/exports
+	rpcbind -w || return 1
+	rpc.mountd || return 1
+	exportfs -ra || return 1
+	rpc.nfsd 8 || return 1
+	mc_wait_port 2049 300
+}
+
+mc_start_smb() {
+	mkdir -p $MC/export/cifs /var/lib/samba/private /var/cache/samba \
+		/run/samba /var/log/samba /etc/samba
+	mount -t tmpfs -o mode=755 tmpfs $MC/export/cifs || return 1
+	cat > /etc/samba/smb.conf <<EOF
+[global]
+	server role = standalone server
+	map to guest = Bad User
+	disable netbios = yes
+	smb ports = 445
+	load printers = no
+	printing = bsd
+	printcap name = /dev/null
+	disable spoolss = yes
+	log file = /var/log/samba/log.%m
+	log level = 0
+[share]
+	path = $MC/export/cifs
+	guest ok = yes
+	read only = no
+	force user = root
+EOF
+	smbd -D || return 1
+	mc_wait_port 445 600
+}
+
+# Mount the lowers.  Each step retries a little: a fresh nfsd may still be
+# in its grace period and smbd may be listening before it accepts sessions.
+mc_retry() {
+	local i=0
+	while [ $i -lt 30 ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 1
+		i=$((i + 1))
+	done
+	"$@"
+}
+
+mc_mount_lowers() {
+	mkdir -p $MC/lower/tmpfs $MC/lower/nfs $MC/lower/cifs \
+		$MC/lower2/nfs $MC/lower2/cifs \
+		$MC/upper/tmpfs $MC/upper/nfs $MC/upper/cifs
+	mount -t tmpfs -o mode=755 tmpfs $MC/lower/tmpfs || return 1
+	mc_retry mount -t nfs4 -o vers=4.2 127.0.0.1:/ $MC/lower/nfs || return 1
+	mc_retry mount -t nfs4 -o vers=4.2,nosharecache 127.0.0.1:/ $MC/lower2/nfs || return 1
+	mc_retry mount -t cifs //127.0.0.1/share $MC/lower/cifs -o guest,vers=3.1.1 || return 1
+	mc_retry mount -t cifs //127.0.0.1/share $MC/lower2/cifs -o guest,vers=3.1.1,nosharesock || return 1
+}
+
+# The whole set-up: loopback, both servers, the lower mounts.
+mc_setup() {
+	ip link set lo up
+	hostname mcguest 2>/dev/null
+	mc_stage boot
+	mc_start_nfs || { mc_log "nfsd failed to start"; return 1; }
+	mc_start_smb || { mc_log "smbd failed to start"; return 1; }
+	mc_stage servers
+	mc_mount_lowers || { mc_log "mounting the lowers failed"; return 1; }
+	mc_stage lowers
+}
+
+# Per-lower paths, for the test runner.
+mc_lower()  { echo "$MC/lower/$1"; }
+mc_upper()  { echo "$MC/upper/$1"; }
+mc_lower2() { [ "$1" = tmpfs ] && echo "$MC/lower/tmpfs" || echo "$MC/lower2/$1"; }
+mc_server() { [ "$1" = tmpfs ] && echo "$MC/lower/tmpfs" || echo "$MC/export/$1"; }
+
+# Save the kernel log and a few facts at the end of a run.
+mc_collect() {
+	dmesg > "$MC_RESULTS/dmesg.txt" 2>&1
+	cat /proc/mounts > "$MC_RESULTS/mounts.txt" 2>&1
+	if [ -r /sys/kernel/debug/kmemleak ]; then
+		echo scan > /sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak > "$MC_RESULTS/kmemleak.txt"
+	fi
+}
