@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * metacache.h - the metacache control plane: generic netlink family
+ * "metacache".
+ *
+ * Specified in Documentation/netlink/metacache.yaml (the source of truth);
+ * this header is its C rendering, shared by the kernel module (kmod/) and
+ * metacachectl (tools/).  tools/metacachectl/check_uapi.py checks that the
+ * two agree.
+ *
+ * Overview
+ * ========
+ *
+ * metacache mounts are stacked on nfs or cifs directories and cache their
+ * metadata: positive lookups (entry cache), negative lookups (neg cache),
+ * attributes (attr cache), directory listings (dir cache) and lower file
+ * handles kept open after the last close (handle cache, "deferred close").
+ * Each mount has a stable u32 id and its own tunables (struct of
+ * METACACHE_A_TUN_* attributes); module-wide defaults are given to new
+ * mounts.  Policy rules override the tunables of a mount under one of its
+ * directories.
+ *
+ * Conventions
+ * -----------
+ *
+ * - Family name METACACHE_GENL_NAME, family version (genlmsghdr.version
+ *   and METACACHE_A_PROTO_VERSION) METACACHE_GENL_VERSION.  The version is
+ *   bumped only by an incompatible change; attributes and commands are
+ *   only ever added.  A tool must refuse a module whose protocol version
+ *   differs from its own, and must ignore attributes it does not know.
+ * - The kernel validates requests strictly: an unknown attribute, a value
+ *   out of range or a malformed attribute is EINVAL with an extended ack
+ *   naming the attribute (NL_SET_ERR_MSG_ATTR, NLMSGERR_ATTR_OFFS).
+ * - All integers are in host byte order.  u64 attributes are padded with
+ *   the set's PAD attribute (nla_put_u64_64bit).
+ * - A mount's id (>= 1) is stable for the mount's life; once the mount
+ *   is gone its id may be given to a later mount.
+ * - A mount is selected by METACACHE_A_MOUNT_ID (u32) or by
+ *   METACACHE_A_MOUNT_PATH (string: a path on the mount, normally its
+ *   mount point, resolved in the caller's mount namespace and following
+ *   symlinks), not both.  "Mount selector" below means exactly one of the
+ *   two.  Unknown id, nonexistent path, or a path not on a metacache file
+ *   system: ENOENT.  Neither or both given: EINVAL.
+ * - Permission: GET_INFO, MOUNT_GET, DEFAULTS_GET, POLICY_GET and
+ *   STATS_GET are open to every user.  Every other command needs
+ *   CAP_SYS_ADMIN (flag GENL_ADMIN_PERM, plus a CAP_SYS_ADMIN check by the
+ *   module since GENL_ADMIN_PERM itself tests CAP_NET_ADMIN): EPERM
+ *   without it.
+ * - Changes of tunables take effect for the next file system operation;
+ *   nothing already cached outlives the new settings (an entry is judged
+ *   against the ttl in force when it is used, not when it was made).
+ *
+ * Tunables and the staleness they allow
+ * -------------------------------------
+ *
+ *   entry_ttl   s  5      a name may resolve to what it named up to
+ *                         entry_ttl ago (renames/deletes by other clients)
+ *   neg_ttl     s  5      a name created by another client may still be
+ *                         reported missing (ENOENT) for up to neg_ttl
+ *   attr_ttl    s  5      size, times, mode, owner may be up to attr_ttl old
+ *   dir_ttl     s  5      a listing may miss or show entries up to dir_ttl
+ *   close_ttl   s  5      a lower handle stays open up to close_ttl after
+ *                         the last close: the server sees the close that
+ *                         late (share modes, delegations, leases tied to
+ *                         the open); ->flush still reaches the lower at
+ *                         every close, so written data is not delayed
+ *   max_entries    65536  positive entries (entry, attr, dir caches)
+ *   max_neg        16384  negative entries
+ *   max_handles    1024   lower handles kept open
+ *
+ * TTLs are seconds, 0 ... METACACHE_TTL_MAX, 0 switching that cache off.
+ * Limits are 0 ... METACACHE_LIMIT_MAX, 0 letting that cache hold nothing
+ * (the same ranges as the mount options).  METACACHE_A_TUN_DISABLED
+ * switches caches off (and on again) without touching their ttl.
+ */
+#ifndef _UAPI_LINUX_METACACHE_H
+#define _UAPI_LINUX_METACACHE_H
+
+#include <linux/types.h>
+
+#define METACACHE_GENL_NAME	"metacache"
+#define METACACHE_GENL_VERSION	1
+
+#define METACACHE_TTL_MAX	31536000	/* seconds: 365 days */
+#define METACACHE_LIMIT_MAX	16777216	/* 1 << 24 */
+#define METACACHE_PATH_MAX	4096		/* path attributes, with NUL */
+#define METACACHE_POLICY_MAX	256		/* policy rules per mount */
+
+/* Defaults of a freshly loaded module (DEFAULTS_SET changes them). */
+#define METACACHE_DEFAULT_ENTRY_TTL	5
+#define METACACHE_DEFAULT_NEG_TTL	5
+#define METACACHE_DEFAULT_ATTR_TTL	5
+#define METACACHE_DEFAULT_DIR_TTL	5
+#define METACACHE_DEFAULT_CLOSE_TTL	5
+#define METACACHE_DEFAULT_MAX_ENTRIES	65536
+#define METACACHE_DEFAULT_MAX_NEG	16384
+#define METACACHE_DEFAULT_MAX_HANDLES	1024
+
+/*
+ * Latency histograms
+ * ==================
+ *
+ * Samples are nanoseconds (ktime_get_ns() deltas).  The buckets are
+ * log-linear: every power of two from 2^6 = 64 ns to 2^37 ns (~137 s) is
+ * split into 4 equal sub-buckets (relative width 25% at most), plus an
+ * underflow and an overflow bucket; METACACHE_HIST_NBUCKETS in all:
+ *
+ *   bucket 0                 [0, 64 ns)
+ *   bucket 1 + 4 * (e - 6) + s, for 6 <= e <= 36 and 0 <= s <= 3:
+ *                            [2^e + s * 2^(e-2), 2^e + (s+1) * 2^(e-2))
+ *   bucket 125               [2^37 ns, infinity)
+ *
+ * Index of a sample v (ilog2 = floor(log2)):
+ *
+ *   v < 64:        0
+ *   v >= 2^37:     METACACHE_HIST_NBUCKETS - 1
+ *   otherwise:     e = ilog2(v);
+ *                  1 + ((e - 6) << 2) + ((v >> (e - 2)) & 3)
+ *
+ * Lower bound of bucket i, 1 <= i <= 125: e = 6 + (i - 1) / 4,
+ * s = (i - 1) % 4, lower = 2^e + s * 2^(e - 2); the upper bound of bucket i
+ * is the lower bound of bucket i + 1.  A tool computes percentiles by
+ * walking the cumulative counts and interpolating inside the bucket.
+ *
+ * On the wire (nest of METACACHE_A_HIST_*): COUNT, SUM_NS, MAX_NS and
+ * BUCKETS, an array of __u64 in host byte order, element i = samples in
+ * bucket i.  Trailing zero buckets may be left out (nla_len < 8 * NBUCKETS);
+ * the length is always a multiple of 8.  The layout is fixed for a protocol
+ * version; METACACHE_A_HIST_NBUCKETS of GET_INFO repeats the count.
+ */
+#define METACACHE_HIST_MIN_SHIFT	6
+#define METACACHE_HIST_MAX_SHIFT	37
+#define METACACHE_HIST_SUB_BITS		2
+#define METACACHE_HIST_SUBS		(1 << METACACHE_HIST_SUB_BITS)
+#define METACACHE_HIST_NBUCKETS						\
+	(2 + (METACACHE_HIST_MAX_SHIFT - METACACHE_HIST_MIN_SHIFT) *	\
+		METACACHE_HIST_SUBS)				/* 126 */
+
+/* The caches of a mount.  Also bit numbers of enum metacache_cache_flags. */
+enum metacache_cache {
+	METACACHE_CACHE_ENTRY,		/* positive lookups, entry_ttl */
+	METACACHE_CACHE_NEG,		/* negative lookups, neg_ttl, max_neg */
+	METACACHE_CACHE_ATTR,		/* attributes, attr_ttl */
+	METACACHE_CACHE_DIR,		/* directory listings, dir_ttl */
+	METACACHE_CACHE_HANDLE,		/* deferred close, close_ttl */
+
+	/* private: */
+	__METACACHE_CACHE_MAX,
+	METACACHE_CACHE_MAX = (__METACACHE_CACHE_MAX - 1)
+};
+
+enum metacache_cache_flags {
+	METACACHE_CACHE_F_ENTRY = 1 << METACACHE_CACHE_ENTRY,
+	METACACHE_CACHE_F_NEG = 1 << METACACHE_CACHE_NEG,
+	METACACHE_CACHE_F_ATTR = 1 << METACACHE_CACHE_ATTR,
+	METACACHE_CACHE_F_DIR = 1 << METACACHE_CACHE_DIR,
+	METACACHE_CACHE_F_HANDLE = 1 << METACACHE_CACHE_HANDLE,
+};
+#define METACACHE_CACHE_F_ALL	((1 << __METACACHE_CACHE_MAX) - 1)
+
+/*
+ * Types of lower operations counted per mount.  revalidate is d_revalidate
+ * of a cached name, permission the ->permission check, xattr any of
+ * get/set/list/removexattr, lock both POSIX and flock locks, other
+ * anything not listed (fallocate, copy_file_range, mmap faults, ...).
+ */
+enum metacache_op {
+	METACACHE_OP_LOOKUP,
+	METACACHE_OP_REVALIDATE,
+	METACACHE_OP_GETATTR,
+	METACACHE_OP_SETATTR,
+	METACACHE_OP_PERMISSION,
+	METACACHE_OP_CREATE,
+	METACACHE_OP_MKDIR,
+	METACACHE_OP_MKNOD,
+	METACACHE_OP_SYMLINK,
+	METACACHE_OP_LINK,
+	METACACHE_OP_UNLINK,
+	METACACHE_OP_RMDIR,
+	METACACHE_OP_RENAME,
+	METACACHE_OP_OPEN,
+	METACACHE_OP_RELEASE,
+	METACACHE_OP_READ,
+	METACACHE_OP_WRITE,
+	METACACHE_OP_READDIR,
+	METACACHE_OP_FSYNC,
+	METACACHE_OP_XATTR,
+	METACACHE_OP_LOCK,
+	METACACHE_OP_IOCTL,
+	METACACHE_OP_STATFS,
+	METACACHE_OP_OTHER,
+
+	/* private: */
+	__METACACHE_OP_MAX,
+	METACACHE_OP_MAX = (__METACACHE_OP_MAX - 1)
+};
+
+enum metacache_policy_flags {
+	/* nothing under the directory is cached; every call goes through */
+	METACACHE_POLICY_F_BYPASS = 1 << 0,
+};
+#define METACACHE_POLICY_F_ALL	METACACHE_POLICY_F_BYPASS
+
+enum metacache_flush_flags {
+	/* the path and everything under it, not only the path itself */
+	METACACHE_FLUSH_F_SUBTREE = 1 << 0,
+	/* also close idle lower handles kept open for deferred close */
+	METACACHE_FLUSH_F_HANDLES = 1 << 1,
+};
+#define METACACHE_FLUSH_F_ALL						\
+	(METACACHE_FLUSH_F_SUBTREE | METACACHE_FLUSH_F_HANDLES)
+
+/*
+ * Top level attributes.
+ */
+enum metacache_attr {
+	METACACHE_A_UNSPEC,
+	METACACHE_A_PAD,
+	METACACHE_A_VERSION,		/* string: module version, "0.1.0" */
+	METACACHE_A_PROTO_VERSION,	/* u32: METACACHE_GENL_VERSION */
+	METACACHE_A_HIST_NBUCKETS,	/* u32: METACACHE_HIST_NBUCKETS */
+	METACACHE_A_MOUNT_COUNT,	/* u32: metacache mounts now */
+	METACACHE_A_DEFAULTS,		/* nest: METACACHE_A_TUN_* */
+	METACACHE_A_MOUNT_ID,		/* u32: id of a mount, >= 1 */
+	METACACHE_A_MOUNT_PATH,		/* string: path on the mount */
+	METACACHE_A_DEV_MAJOR,		/* u32: MAJOR(sb->s_dev) */
+	METACACHE_A_DEV_MINOR,		/* u32: MINOR(sb->s_dev) */
+	METACACHE_A_LOWER_PATH,		/* string: directory stacked on */
+	METACACHE_A_LOWER_SOURCE,	/* string: "server:/export", "//srv/share" */
+	METACACHE_A_LOWER_FSTYPE,	/* string: nfs, nfs4, cifs, smb3 ... */
+	METACACHE_A_TUNABLES,		/* nest: METACACHE_A_TUN_* */
+	METACACHE_A_N_ENTRIES,		/* u64: positive entries cached */
+	METACACHE_A_N_NEG,		/* u64: negative entries cached */
+	METACACHE_A_N_HANDLES,		/* u64: lower handles kept open */
+	METACACHE_A_MEM_BYTES,		/* u64: memory of all caches, bytes */
+	METACACHE_A_N_POLICIES,		/* u32: policy rules of the mount */
+	METACACHE_A_POLICY,		/* nest: METACACHE_A_POLICY_* */
+	METACACHE_A_PATH,		/* string: FLUSH path, mount relative */
+	METACACHE_A_FLUSH_FLAGS,	/* u32: enum metacache_flush_flags */
+	METACACHE_A_FLUSHED_ENTRIES,	/* u64: entries dropped by FLUSH */
+	METACACHE_A_FLUSHED_HANDLES,	/* u64: handles closed by FLUSH */
+	METACACHE_A_STATS_AGE_NS,	/* u64: ns since last reset/mount */
+	METACACHE_A_CACHE,		/* nest, multi: METACACHE_A_CACHE_* */
+	METACACHE_A_OP,			/* nest, multi: METACACHE_A_OP_* */
+	METACACHE_A_BENCH,		/* reserved for BENCH_* (a nest) */
+
+	__METACACHE_A_LAST
+};
+#define METACACHE_A_MAX (__METACACHE_A_LAST - 1)
+
+/*
+ * Tunables (METACACHE_A_TUNABLES, METACACHE_A_DEFAULTS,
+ * METACACHE_A_POLICY_TUNABLES).  Requests carry any subset; what is not
+ * given is left as it is.  Replies carry all of them.
+ */
+enum metacache_tun_attr {
+	METACACHE_A_TUN_UNSPEC,
+	METACACHE_A_TUN_ENTRY_TTL,	/* u32 s, 0..METACACHE_TTL_MAX */
+	METACACHE_A_TUN_NEG_TTL,	/* u32 s, 0..METACACHE_TTL_MAX */
+	METACACHE_A_TUN_ATTR_TTL,	/* u32 s, 0..METACACHE_TTL_MAX */
+	METACACHE_A_TUN_DIR_TTL,	/* u32 s, 0..METACACHE_TTL_MAX */
+	METACACHE_A_TUN_CLOSE_TTL,	/* u32 s, 0..METACACHE_TTL_MAX */
+	METACACHE_A_TUN_MAX_ENTRIES,	/* u32, 0..METACACHE_LIMIT_MAX */
+	METACACHE_A_TUN_MAX_NEG,	/* u32, 0..METACACHE_LIMIT_MAX */
+	METACACHE_A_TUN_MAX_HANDLES,	/* u32, 0..METACACHE_LIMIT_MAX */
+	/*
+	 * struct nla_bitfield32 of enum metacache_cache_flags: caches switched
+	 * off without changing their ttl.  Request: the bits in selector are
+	 * set to those of value, the others kept (bits outside
+	 * METACACHE_CACHE_F_ALL: EINVAL).  Reply: selector =
+	 * METACACHE_CACHE_F_ALL, value = the caches switched off.  A cache
+	 * works when its ttl is non-zero and its bit is clear.
+	 */
+	METACACHE_A_TUN_DISABLED,
+
+	__METACACHE_A_TUN_LAST
+};
+#define METACACHE_A_TUN_MAX (__METACACHE_A_TUN_LAST - 1)
+
+/* A policy rule (METACACHE_A_POLICY). */
+enum metacache_policy_attr {
+	METACACHE_A_POLICY_UNSPEC,
+	/*
+	 * string: the directory, relative to the mount root; a leading "/" is
+	 * ignored, "" and "/" are the root.  No "." or ".." components.
+	 * Replies give it normalized: "/" or "/a/b".
+	 */
+	METACACHE_A_POLICY_PATH,
+	METACACHE_A_POLICY_FLAGS,	/* u32: enum metacache_policy_flags */
+	METACACHE_A_POLICY_TUNABLES,	/* nest: METACACHE_A_TUN_* */
+
+	__METACACHE_A_POLICY_LAST
+};
+#define METACACHE_A_POLICY_MAX (__METACACHE_A_POLICY_LAST - 1)
+
+/* Counters of one cache (METACACHE_A_CACHE); all u64 but the id. */
+enum metacache_cache_attr {
+	METACACHE_A_CACHE_UNSPEC,
+	METACACHE_A_CACHE_PAD,
+	METACACHE_A_CACHE_ID,		/* u32: enum metacache_cache */
+	METACACHE_A_CACHE_HITS,		/* answered from a valid entry */
+	METACACHE_A_CACHE_MISSES,	/* no valid entry: went to the lower */
+	METACACHE_A_CACHE_EXPIRED,	/* entries found past their ttl */
+	METACACHE_A_CACHE_RENEWED,	/* expired, revalidated and kept */
+	METACACHE_A_CACHE_EVICTED,	/* dropped for a limit or memory */
+	METACACHE_A_CACHE_ENTRIES,	/* held now (gauge) */
+	METACACHE_A_CACHE_MEM_BYTES,	/* memory held now, bytes (gauge) */
+
+	__METACACHE_A_CACHE_LAST
+};
+#define METACACHE_A_CACHE_MAX (__METACACHE_A_CACHE_LAST - 1)
+
+/*
+ * Statistics of one operation type (METACACHE_A_OP).  CALLS counts calls
+ * made to the lower file system; AVOIDED counts calls the VFS made that
+ * would have gone to the lower but were answered from a cache.
+ * HIST_LOWER holds the latency of each call made (timed around the lower
+ * call), HIST_CACHE that of each avoided call (timed from entry to return
+ * of the metacache operation), so their COUNTs match CALLS and AVOIDED.
+ */
+enum metacache_op_attr {
+	METACACHE_A_OP_UNSPEC,
+	METACACHE_A_OP_PAD,
+	METACACHE_A_OP_ID,		/* u32: enum metacache_op */
+	METACACHE_A_OP_CALLS,		/* u64 */
+	METACACHE_A_OP_AVOIDED,		/* u64 */
+	METACACHE_A_OP_HIST_CACHE,	/* nest: METACACHE_A_HIST_* */
+	METACACHE_A_OP_HIST_LOWER,	/* nest: METACACHE_A_HIST_* */
+
+	__METACACHE_A_OP_LAST
+};
+#define METACACHE_A_OP_MAX (__METACACHE_A_OP_LAST - 1)
+
+/* A latency histogram (see "Latency histograms" above). */
+enum metacache_hist_attr {
+	METACACHE_A_HIST_UNSPEC,
+	METACACHE_A_HIST_PAD,
+	METACACHE_A_HIST_COUNT,		/* u64: samples, sum of the buckets */
+	METACACHE_A_HIST_SUM_NS,	/* u64: sum of the samples, ns */
+	METACACHE_A_HIST_MAX_NS,	/* u64: largest sample, ns */
+	METACACHE_A_HIST_BUCKETS,	/* binary: __u64[<= NBUCKETS] */
+
+	__METACACHE_A_HIST_LAST
+};
+#define METACACHE_A_HIST_MAX (__METACACHE_A_HIST_LAST - 1)
+
+/*
+ * Commands
+ * ========
+ *
+ * METACACHE_CMD_GET_INFO - what the module is.
+ *	Request: nothing.
+ *	Reply: VERSION, PROTO_VERSION, HIST_NBUCKETS, MOUNT_COUNT, DEFAULTS
+ *	(all tunables).
+ *	Permission: any user.  Errors: none beyond -ENOMEM/-EMSGSIZE.
+ *
+ * METACACHE_CMD_MOUNT_GET - describe mounts.
+ *	do: request a mount selector; reply one message.
+ *	dump: no attributes; one message per mount, in id order.
+ *	Reply: MOUNT_ID, DEV_MAJOR and DEV_MINOR (the device of the mount's
+ *	super block, as stat(2) shows it: tools find the mount points in
+ *	the caller's /proc/self/mountinfo by "major:minor", which is right
+ *	in every mount namespace), MOUNT_PATH (optional: a mount point, when
+ *	the module knows one), LOWER_PATH (d_path() in the caller's
+ *	context), LOWER_SOURCE, LOWER_FSTYPE, TUNABLES (all), N_ENTRIES,
+ *	N_NEG, N_HANDLES, MEM_BYTES, N_POLICIES.
+ *	Permission: any user.  Errors: ENOENT unknown mount; EINVAL no or
+ *	two selectors.
+ *
+ * METACACHE_CMD_MOUNT_SET - change tunables of one mount.
+ *	Request: a mount selector, TUNABLES (any non-empty subset).
+ *	Reply: ack.  All values are checked before any is applied: either
+ *	all change or none.  Takes effect for the next operation on the
+ *	mount.  A ttl set to 0, or a DISABLED bit set, switches the cache
+ *	off and drops its entries (the handle cache closes its idle lower
+ *	handles); a lower limit evicts down to it.
+ *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount; EINVAL
+ *	TUNABLES missing or empty, value out of range; EPERM.
+ *
+ * METACACHE_CMD_DEFAULTS_GET - the module-wide defaults.
+ *	Request: nothing.  Reply: TUNABLES (all).  Permission: any user.
+ *
+ * METACACHE_CMD_DEFAULTS_SET - change the module-wide defaults.
+ *	Request: TUNABLES (any non-empty subset), all or nothing.
+ *	Reply: ack.  Applies to mounts made afterwards (mount options still
+ *	override them); existing mounts keep their tunables.
+ *	Permission: CAP_SYS_ADMIN.  Errors: EINVAL missing, empty or out of
+ *	range; EPERM.
+ *
+ * METACACHE_CMD_POLICY_ADD - a rule on a directory of a mount.
+ *	Request: a mount selector, POLICY with POLICY_PATH (required),
+ *	POLICY_FLAGS and/or POLICY_TUNABLES (a subset).  BYPASS with
+ *	tunables is EINVAL; a rule with neither is EINVAL.
+ *	Reply: ack.  Creates the rule, or replaces the rule on the same
+ *	path entirely (with NLM_F_EXCL: EEXIST instead).  The directory need
+ *	not exist.  For an operation on a name, the rule with the longest
+ *	POLICY_PATH that is the name's directory or one of its ancestors
+ *	wins; its tunables override the mount's, the ones it does not give
+ *	come from the mount (not from a less specific rule).  BYPASS: no
+ *	cache is used or filled under the directory.  Adding a rule drops
+ *	what is cached under its directory.
+ *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount; EINVAL bad
+ *	path ("." or ".." component, too long), value out of range; ENOSPC
+ *	METACACHE_POLICY_MAX rules already; EPERM.
+ *
+ * METACACHE_CMD_POLICY_DEL - delete the rule on a directory.
+ *	Request: a mount selector, POLICY with POLICY_PATH only.
+ *	Reply: ack.  Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount
+ *	or no rule on that path; EINVAL; EPERM.
+ *
+ * METACACHE_CMD_POLICY_GET - the rules of one mount (dump only).
+ *	Request: a mount selector (required).
+ *	Reply: one message per rule, in path order: MOUNT_ID, POLICY with
+ *	POLICY_PATH (normalized), POLICY_FLAGS, POLICY_TUNABLES (only the
+ *	tunables the rule sets; DISABLED only if the rule sets some bit).
+ *	Permission: any user.  Errors: ENOENT unknown mount; EINVAL.
+ *
+ * METACACHE_CMD_STATS_GET - statistics (dump only).
+ *	Request: a mount selector, or nothing for every mount.
+ *	Reply, per mount: first one message with MOUNT_ID, DEV_MAJOR,
+ *	DEV_MINOR, MOUNT_PATH (optional), STATS_AGE_NS and one CACHE nest per
+ *	cache (every cache, also those
+ *	switched off); then one message per operation type, each with
+ *	MOUNT_ID and one OP nest (types with nothing counted may be left
+ *	out; a histogram with COUNT 0 may be left out).  One OP message is
+ *	at most ~2.2 KiB, so it fits any dump skb.  Counters are read
+ *	without a global lock: they are not one atomic snapshot.
+ *	Permission: any user.  Errors: ENOENT unknown mount; EINVAL.
+ *
+ * METACACHE_CMD_STATS_RESET - zero the statistics of one mount.
+ *	Request: a mount selector.  Reply: ack.  Zeroes hits, misses,
+ *	expired, renewed, evicted, calls, avoided and the histograms, and
+ *	restarts STATS_AGE_NS; the gauges (entries, memory) are kept.
+ *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT; EINVAL; EPERM.
+ *
+ * METACACHE_CMD_FLUSH - drop cached state.
+ *	Request: a mount selector, optional PATH (relative to the mount root
+ *	like POLICY_PATH), optional FLUSH_FLAGS.
+ *	Without PATH: every entry of every cache of the mount is dropped
+ *	(SUBTREE is implied); with PATH: the cached state of that name
+ *	(positive or negative entry, attributes, and its listing when it is
+ *	a directory), with SUBTREE also of everything cached under it.
+ *	With HANDLES the idle lower handles in that scope are closed too;
+ *	handles in use are never closed.  A path with nothing cached is not
+ *	an error (it is not looked up: a negative entry can be flushed).
+ *	Reply: FLUSHED_ENTRIES, FLUSHED_HANDLES.
+ *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount; EINVAL bad
+ *	path or flags; EPERM.
+ *
+ * Command numbers METACACHE_CMD_BENCH_FIRST ... METACACHE_CMD_BENCH_LAST
+ * are reserved for the BENCH_* commands of the in-kernel I/O generator
+ * (to come); METACACHE_A_BENCH is reserved for their attributes.  Other
+ * new commands are appended before METACACHE_CMD_BENCH_FIRST.
+ */
+enum metacache_cmd {
+	METACACHE_CMD_UNSPEC,
+	METACACHE_CMD_GET_INFO,
+	METACACHE_CMD_MOUNT_GET,
+	METACACHE_CMD_MOUNT_SET,
+	METACACHE_CMD_DEFAULTS_GET,
+	METACACHE_CMD_DEFAULTS_SET,
+	METACACHE_CMD_POLICY_ADD,
+	METACACHE_CMD_POLICY_DEL,
+	METACACHE_CMD_POLICY_GET,
+	METACACHE_CMD_STATS_GET,
+	METACACHE_CMD_STATS_RESET,
+	METACACHE_CMD_FLUSH,
+
+	__METACACHE_CMD_LAST
+};
+#define METACACHE_CMD_MAX (__METACACHE_CMD_LAST - 1)
+
+#define METACACHE_CMD_BENCH_FIRST	32
+#define METACACHE_CMD_BENCH_LAST	47
+
+#endif /* _UAPI_LINUX_METACACHE_H */
