@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * file.c - open files: the regular file operations, and the parts shared
+ * with directories (open, release, fsync, flush, locks, ioctl).
+ *
+ * An open upper file holds one open lower file (struct mc_file), opened
+ * with the caller's credentials, and every operation is done on it.
+ */
+#define pr_fmt(fmt) "metacache: " fmt
+
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/splice.h>
+#include <linux/uio.h>
+
+#include "metacache.h"
+
+/*
+ * Open flags the lower open must not see: the VFS created the file through
+ * our ->create already.  O_TRUNC does reach the lower open, as when the
+ * lower is used directly: NFSv4 and cifs truncate in the OPEN itself (and
+ * refuse O_RDONLY|O_TRUNC there), fuse with atomic_o_trunc too.  The VFS
+ * then calls ->setattr with ATTR_OPEN (handle_truncate(), after ->open),
+ * which they know to skip or find a no-op; other lowers truncate there.
+ */
+#define MC_OPEN_DROP_FLAGS	(O_CREAT | O_EXCL | O_NOCTTY)
+
+/*
+ * What the upper file takes over from the lower one once that is open.
+ * O_DIRECT is possible on the upper file (F_SETFL checks FMODE_CAN_ODIRECT)
+ * exactly when it is on the lower one; we have no ->direct_IO, so
+ * do_dentry_open() does not set it for us.
+ */
+static void mc_file_opened(struct file *file, struct mc_file *mcf)
+{
+	file->f_mode |= mcf->lower->f_mode & FMODE_CAN_ODIRECT;
+	file->private_data = mcf;
+}
+
+/**
+ * mc_file_alloc() - allocate the private data of an open upper file
+ *
+ * Return: a zeroed struct mc_file or NULL.
+ */
+struct mc_file *mc_file_alloc(void)
+{
+	return kzalloc(sizeof(struct mc_file), GFP_KERNEL);
+}
+
+/**
+ * mc_file_free() - free what mc_file_alloc() allocated
+ * @mcf: the mc_file; its lower file must have been released
+ */
+void mc_file_free(struct mc_file *mcf)
+{
+	kfree(mcf);
+}
+
+/**
+ * mc_open() - ->open of files and directories: open the lower object
+ * @inode: the upper inode
+ * @file: the upper file
+ *
+ * Return: 0 or a negative errno (the lower open's, e.g. -EOPENSTALE from
+ * NFS, which makes the VFS retry with LOOKUP_REVAL).
+ */
+int mc_open(struct inode *inode, struct file *file)
+{
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct file *lower_file;
+	struct path lower_path;
+	struct mc_file *mcf;
+	int flags, err;
+
+	mcf = mc_file_alloc();
+	if (!mcf)
+		return -ENOMEM;
+
+	flags = file->f_flags & ~MC_OPEN_DROP_FLAGS;
+	/* We just created it (FMODE_CREATED): nothing to truncate. */
+	if (file->f_mode & FMODE_CREATED)
+		flags &= ~O_TRUNC;
+
+	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
+	if (err)
+		goto out_free;
+	lower_file = mc_lower_open(sbi, &lower_path, flags);
+	mc_put_lower_path(&lower_path);
+	if (IS_ERR(lower_file)) {
+		err = PTR_ERR(lower_file);
+		goto out_free;
+	}
+
+	mcf->lower = lower_file;
+	mc_file_opened(file, mcf);
+	/* NFS revalidates on open (close-to-open): pick that up. */
+	mc_copy_attr(inode);
+	return 0;
+
+out_free:
+	mc_file_free(mcf);
+	return err;
+}
+
+/**
+ * mc_open_prepared() - ->open for finish_open() when the lower file is open
+ * @inode: the upper inode
+ * @file: the upper file, whose private_data already holds the mc_file
+ *
+ * Used by O_TMPFILE, which gets its lower file from vfs_tmpfile_open().
+ *
+ * Return: 0 (-EIO, with a warning, if the mc_file is missing).
+ */
+int mc_open_prepared(struct inode *inode, struct file *file)
+{
+	struct mc_file *mcf = MC_F(file);
+
+	if (WARN_ON_ONCE(!mcf))
+		return -EIO;
+	mc_file_opened(file, mcf);
+	return 0;
+}
+
+/**
+ * mc_release() - ->release of files and directories
+ * @inode: the upper inode
+ * @file: the upper file
+ *
+ * Return: 0.
+ */
+int mc_release(struct inode *inode, struct file *file)
+{
+	struct mc_file *mcf = MC_F(file);
+
+	mc_lower_release(MC_SB(inode->i_sb), mcf->lower);
+	mc_file_free(mcf);
+	return 0;
+}
+
+/*
+ * Apply to the lower file what F_SETFL changed on the upper one since open
+ * (O_APPEND, O_NONBLOCK, O_DIRECT): the lower file's flags decide how its
+ * ->read_iter/->write_iter behave.
+ */
+static int mc_sync_flags(struct file *file)
+{
+	struct file *lower = mc_file_lower(file);
+	unsigned int flags = READ_ONCE(file->f_flags);
+
+	if (likely(!((flags ^ READ_ONCE(lower->f_flags)) & MC_SETFL_MASK)))
+		return 0;
+	return mc_lower_setfl(MC_SB(file_inode(file)->i_sb), lower, flags);
+}
+
+/* The per-I/O flags of an upper kiocb, as RWF_* for vfs_iter_read/write. */
+static rwf_t mc_iocb_to_rwf(int ifl)
+{
+	rwf_t flags = 0;
+
+	if (ifl & IOCB_NOWAIT)
+		flags |= RWF_NOWAIT;
+	if (ifl & IOCB_HIPRI)
+		flags |= RWF_HIPRI;
+	if (ifl & IOCB_DSYNC)
+		flags |= RWF_DSYNC;
+	if (ifl & IOCB_SYNC)
+		flags |= RWF_SYNC;
+	if (ifl & IOCB_APPEND)
+		flags |= RWF_APPEND;
+	return flags;
+}
+
+/*
+ * Reads and writes are synchronous on the lower file, also for aio and
+ * io_uring: the result is returned, never -EIOCBQUEUED, and the callers
+ * complete the request themselves.  The upper ki_pos is the position.
+ */
+static ssize_t mc_read_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	ssize_t ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+	ret = mc_sync_flags(file);
+	if (ret)
+		return ret;
+	return mc_lower_read(MC_SB(file_inode(file)->i_sb), mc_file_lower(file),
+			     iter, &iocb->ki_pos,
+			     mc_iocb_to_rwf(iocb->ki_flags));
+}
+
+static ssize_t mc_write_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	ssize_t ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+	ret = mc_sync_flags(file);
+	if (ret)
+		return ret;
+	/* The lower write removes suid/sgid and privileges itself. */
+	ret = mc_lower_write(MC_SB(inode->i_sb), mc_file_lower(file), iter,
+			     &iocb->ki_pos, mc_iocb_to_rwf(iocb->ki_flags));
+	mc_copy_attr(inode);	/* size, times, mode */
+	return ret;
+}
+
+/*
+ * Not iter_file_splice_write() on the upper file: it would take the pipe
+ * lock and then, in our ->write_iter, the lower freeze protection: the
+ * reverse of splice into a lower file (do_splice()), a lockdep report and
+ * a deadlock against freeze.  Splice into the lower file instead, as
+ * overlayfs' ovl_splice_write() does.
+ */
+static ssize_t mc_splice_write(struct pipe_inode_info *pipe, struct file *out,
+			       loff_t *ppos, size_t len, unsigned int flags)
+{
+	struct inode *inode = file_inode(out);
+	ssize_t ret;
+
+	ret = mc_sync_flags(out);
+	if (ret)
+		return ret;
+	ret = mc_lower_splice_write(MC_SB(inode->i_sb), pipe,
+				    mc_file_lower(out), ppos, len, flags);
+	mc_copy_attr(inode);
+	return ret;
+}
+
+static int mc_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (WARN_ON_ONCE(file != vma->vm_file))
+		return -EIO;
+	return mc_lower_mmap(MC_SB(file_inode(file)->i_sb),
+			     mc_file_lower(file), vma);
+}
+
+/**
+ * mc_llseek_lower() - seek the lower file and keep both positions equal
+ * @file: the upper file
+ * @offset: as for lseek(2)
+ * @whence: SEEK_*; SEEK_DATA, SEEK_HOLE and directory cookies are the
+ *	    lower's business
+ *
+ * Context: the caller serializes seeks on @file (f_pos_lock, and for
+ * regular files the inode lock).
+ * Return: the new position or a negative errno.
+ */
+loff_t mc_llseek_lower(struct file *file, loff_t offset, int whence)
+{
+	struct file *lower = mc_file_lower(file);
+	loff_t ret;
+
+	lower->f_pos = file->f_pos;
+	ret = mc_lower_llseek(MC_SB(file_inode(file)->i_sb), lower, offset,
+			      whence);
+	file->f_pos = lower->f_pos;
+	return ret;
+}
+
+/* Under the inode lock, as overlayfs' ovl_llseek(). */
+static loff_t mc_file_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file_inode(file);
+	loff_t ret;
+
+	inode_lock(inode);
+	ret = mc_llseek_lower(file, offset, whence);
+	inode_unlock(inode);
+	return ret;
+}
+
+/**
+ * mc_fsync() - ->fsync of files and directories
+ * @file: the upper file
+ * @start: first byte
+ * @end: last byte
+ * @datasync: fdatasync
+ *
+ * Return: 0 or a negative errno.
+ */
+int mc_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	return mc_lower_fsync(MC_SB(file_inode(file)->i_sb),
+			      mc_file_lower(file), start, end, datasync);
+}
+
+static long mc_fallocate(struct file *file, int mode, loff_t offset,
+			 loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	long ret;
+
+	ret = mc_lower_fallocate(MC_SB(inode->i_sb), mc_file_lower(file), mode,
+				 offset, len);
+	mc_copy_attr(inode);
+	return ret;
+}
+
+static int mc_fadvise(struct file *file, loff_t offset, loff_t len,
+		      int advice)
+{
+	return mc_lower_fadvise(MC_SB(file_inode(file)->i_sb),
+				mc_file_lower(file), offset, len, advice);
+}
+
+/**
+ * mc_flush() - ->flush of files and directories (every close(2))
+ * @file: the upper file
+ * @id: the files_struct closing it
+ *
+ * POSIX locks live on the lower inode (see mc_lock()), so they are dropped
+ * here: the VFS's locks_remove_posix() after ->flush looks at the upper
+ * inode, which never has any.
+ *
+ * Return: the lower ->flush result.
+ */
+int mc_flush(struct file *file, fl_owner_t id)
+{
+	return mc_lower_flush(MC_SB(file_inode(file)->i_sb),
+			      mc_file_lower(file), id);
+}
+
+/**
+ * mc_lock() - ->lock: POSIX and OFD byte range locks, on the lower file
+ * @file: the upper file
+ * @cmd: F_GETLK, F_SETLK, F_SETLKW
+ * @fl: the request
+ *
+ * The lock is set on the lower file, so NFS and SMB take it on the server
+ * and other clients see it (as nfsd does with vfs_lock_file()).  For the
+ * call, fl_file is the lower file and an OFD lock's owner (the open file)
+ * is the lower file as well, so that the lower file's release removes it;
+ * both are restored for the VFS afterwards.  A POSIX lock's owner, the
+ * files_struct, stays.  With FILE_LOCK_DEFERRED the VFS waits and calls
+ * us again.
+ *
+ * Return: 0, FILE_LOCK_DEFERRED or a negative errno.
+ */
+int mc_lock(struct file *file, int cmd, struct file_lock *fl)
+{
+	struct mc_file *mcf = MC_F(file);
+	struct file *lower = mcf->lower;
+	fl_owner_t owner = fl->fl_owner;
+	int err;
+
+	/* Deferred close must never keep this lower file open. */
+	if (cmd != F_GETLK && fl->fl_type != F_UNLCK)
+		set_bit(MC_FILE_HAS_LOCKS, &mcf->flags);
+
+	fl->fl_file = lower;
+	if (owner == (fl_owner_t)file)
+		fl->fl_owner = lower;
+	err = mc_lower_lock(MC_SB(file_inode(file)->i_sb), lower, cmd, fl);
+	fl->fl_file = file;
+	fl->fl_owner = owner;
+	return err;
+}
+
+/**
+ * mc_flock() - ->flock: flock(2) locks, on the lower file
+ * @file: the upper file
+ * @cmd: F_SETLK or F_SETLKW
+ * @fl: the request
+ *
+ * A flock lock belongs to the open file: owner and fl_file become the lower
+ * file for the call, so the lower file's release (locks_remove_flock())
+ * finds it.  See mc_lock().
+ *
+ * Return: 0 or a negative errno.
+ */
+int mc_flock(struct file *file, int cmd, struct file_lock *fl)
+{
+	struct mc_file *mcf = MC_F(file);
+	struct file *lower = mcf->lower;
+	fl_owner_t owner = fl->fl_owner;
+	int err;
+
+	if (fl->fl_type != F_UNLCK)
+		set_bit(MC_FILE_HAS_LOCKS, &mcf->flags);
+
+	fl->fl_file = lower;
+	fl->fl_owner = lower;
+	err = mc_lower_flock(MC_SB(file_inode(file)->i_sb), lower, cmd, fl);
+	fl->fl_file = file;
+	fl->fl_owner = owner;
+	return err;
+}
+
+/**
+ * mc_unlocked_ioctl() - pass an ioctl the VFS did not handle to the lower
+ * @file: the upper file
+ * @cmd: command
+ * @arg: argument
+ *
+ * Return: the lower result, -ENOTTY if the lower has no ioctls.
+ */
+long mc_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct inode *inode = file_inode(file);
+	long ret;
+
+	ret = mc_lower_ioctl(MC_SB(inode->i_sb), mc_file_lower(file), cmd, arg);
+	mc_copy_attr(inode);	/* e.g. FS_IOC_SETFLAGS handled by the lower */
+	return ret;
+}
+
+/**
+ * mc_compat_ioctl() - 32-bit ioctl, passed to the lower
+ * @file: the upper file
+ * @cmd: command
+ * @arg: argument
+ *
+ * Return: the lower result, -ENOTTY if the lower has no compat ioctls.
+ */
+long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct inode *inode = file_inode(file);
+	long ret;
+
+	ret = mc_lower_compat_ioctl(MC_SB(inode->i_sb), mc_file_lower(file),
+				    cmd, arg);
+	mc_copy_attr(inode);
+	return ret;
+}
+
+const struct file_operations mc_file_fops = {
+	.open		= mc_open,
+	.release	= mc_release,
+	.llseek		= mc_file_llseek,
+	.read_iter	= mc_read_iter,
+	.write_iter	= mc_write_iter,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= mc_splice_write,
+	.mmap		= mc_mmap,
+	.fsync		= mc_fsync,
+	.fallocate	= mc_fallocate,
+	.fadvise	= mc_fadvise,
+	.flush		= mc_flush,
+	.lock		= mc_lock,
+	.flock		= mc_flock,
+	/* A lease on the upper inode would not see other clients: refuse. */
+	.setlease	= simple_nosetlease,
+	.unlocked_ioctl	= mc_unlocked_ioctl,
+	.compat_ioctl	= mc_compat_ioctl,
+};

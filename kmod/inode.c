@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inode.c - upper inodes: mapping to lower inodes, attribute refresh and the
+ * inode operations (namespace operations included).
+ *
+ * Every operation runs with the caller's credentials: permission checks are
+ * the lower file system's, for the real user.  Namespace operations follow
+ * one pattern:
+ *
+ *	mc_lower_want_write()		freeze protection first
+ *	mc_lock_child()			lock the lower parent, find the child
+ *	mc_lower_<op>()			the vfs_<op>() call, through lower.c
+ *	mc_copy_attr()			refresh what changed
+ *	unlock, mc_lower_drop_write()
+ *
+ * The VFS holds the upper parent (and victim) locks; we take the lower ones.
+ * The lower dentries are borrowed (mc_dentry_lower()): stable under the
+ * upper parent lock, and taking no extra reference keeps NFS from
+ * silly-renaming an unlinked file that only we were holding.  Our lookup
+ * ran without the lower parent lock, so mc_get_child() checks, under it,
+ * that the lower child still is what the upper dentry says.
+ */
+#define pr_fmt(fmt) "metacache: " fmt
+
+#include <linux/fs.h>
+#include <linux/fiemap.h>
+#include <linux/fileattr.h>
+#include <linux/fs_stack.h>
+#include <linux/mm.h>
+#include <linux/mnt_idmapping.h>
+#include <linux/namei.h>
+
+#include "metacache.h"
+
+/* Inode flags that describe the object itself and follow the lower inode. */
+#define MC_COPY_I_FLAGS	(S_SYNC | S_APPEND | S_IMMUTABLE | S_DIRSYNC)
+
+/*
+ * set_nlink() keeps sb->s_remove_count in step with 0 <-> n transitions of
+ * i_nlink and is not atomic: serialize concurrent refreshes with i_lock so
+ * the count stays balanced (__destroy_inode() checks it).
+ */
+static void mc_copy_nlink(struct inode *inode, unsigned int nlink)
+{
+	if (inode->i_nlink == nlink)
+		return;
+	spin_lock(&inode->i_lock);
+	if (inode->i_nlink != nlink)
+		set_nlink(inode, nlink);
+	spin_unlock(&inode->i_lock);
+}
+
+/**
+ * mc_copy_attr() - refresh an upper inode from its lower inode
+ * @inode: the upper inode
+ *
+ * The single place that copies attributes up; called at iget and after
+ * every operation that may change them.  Like fsstack_copy_attr_all(), but
+ * it applies the lower mount's idmapping to the owner (as overlayfs'
+ * ovl_copyattr()) and copies only the i_flags that describe the object:
+ * the others (S_AUTOMOUNT, S_DAX, S_PRIVATE, S_NOSEC, ...) describe the
+ * lower inode's relation to its own file system.  S_NOATIME is always set:
+ * the lower file system keeps its own atime when we read through it.
+ *
+ * No lock but for i_nlink: each field is copied on its own.  The upper
+ * inode is never the authority (getattr returns the lower's stat); a reader
+ * racing with a refresh sees the old or the new value of a field.
+ */
+void mc_copy_attr(struct inode *inode)
+{
+	struct inode *lower = mc_inode_lower(inode);
+	struct user_namespace *userns = MC_SB(inode->i_sb)->lower_userns;
+
+	inode->i_mode = lower->i_mode;
+	inode->i_uid = vfsuid_into_kuid(i_uid_into_vfsuid(userns, lower));
+	inode->i_gid = vfsgid_into_kgid(i_gid_into_vfsgid(userns, lower));
+	inode->i_rdev = lower->i_rdev;
+	inode->i_atime = lower->i_atime;
+	inode->i_mtime = lower->i_mtime;
+	inode->i_ctime = lower->i_ctime;
+	inode->i_blkbits = lower->i_blkbits;
+	mc_copy_nlink(inode, READ_ONCE(lower->i_nlink));
+	inode_set_flags(inode, (lower->i_flags & MC_COPY_I_FLAGS) | S_NOATIME,
+			MC_COPY_I_FLAGS | S_NOATIME);
+	fsstack_copy_inode_size(inode, lower);
+}
+
+static const struct inode_operations mc_dir_iops;
+static const struct inode_operations mc_file_iops;
+static const struct inode_operations mc_symlink_iops;
+static const struct inode_operations mc_special_iops;
+
+static int mc_inode_test(struct inode *inode, void *lower)
+{
+	return mc_inode_lower(inode) == lower;
+}
+
+/* Called under inode_hash_lock: no sleeping. */
+static int mc_inode_set(struct inode *inode, void *data)
+{
+	struct inode *lower = data;
+
+	MC_I(inode)->lower = lower;
+	inode->i_ino = lower->i_ino;
+	return 0;
+}
+
+/**
+ * mc_iget() - get the upper inode of a lower inode
+ * @sb: our super block
+ * @lower: the lower inode; the caller holds a reference to it
+ *
+ * One upper inode per lower inode: the inode cache is keyed by the lower
+ * inode pointer, so hard links share an upper inode.  A new upper inode
+ * takes its own reference to @lower, dropped in mc_evict_inode().
+ *
+ * Context: process context, may sleep.
+ * Return: a referenced inode or an ERR_PTR.
+ */
+struct inode *mc_iget(struct super_block *sb, struct inode *lower)
+{
+	struct inode *inode;
+
+	if (!igrab(lower))
+		return ERR_PTR(-ESTALE);
+	inode = iget5_locked(sb, (unsigned long)lower, mc_inode_test,
+			     mc_inode_set, lower);
+	if (!inode) {
+		iput(lower);
+		return ERR_PTR(-ENOMEM);
+	}
+	if (!(inode->i_state & I_NEW)) {
+		iput(lower);	/* the inode has its own */
+		return inode;
+	}
+
+	switch (lower->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &mc_dir_iops;
+		inode->i_fop = &mc_dir_fops;
+		break;
+	case S_IFREG:
+		inode->i_op = &mc_file_iops;
+		inode->i_fop = &mc_file_fops;
+		break;
+	case S_IFLNK:
+		inode->i_op = &mc_symlink_iops;
+		break;
+	default:
+		/* Devices, fifos, sockets: opened on the upper inode. */
+		inode->i_op = &mc_special_iops;
+		init_special_inode(inode, lower->i_mode, lower->i_rdev);
+		break;
+	}
+	mc_copy_attr(inode);
+	unlock_new_inode(inode);
+	return inode;
+}
+
+/**
+ * mc_evict_inode() - ->evict_inode: drop the lower inode
+ * @inode: the upper inode
+ *
+ * MC_I(inode)->lower keeps its value: an RCU-walk still looking at this
+ * inode may read it, and the lower inode's memory is freed after a grace
+ * period too.
+ */
+void mc_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	iput(mc_inode_lower(inode));
+}
+
+/* Attributes */
+
+static int mc_permission(struct user_namespace *mnt_userns,
+			 struct inode *inode, int mask)
+{
+	/*
+	 * Also in RCU-walk (MAY_NOT_BLOCK): the lower answers -ECHILD when it
+	 * must block (NFS going to the server).
+	 */
+	return mc_lower_permission(MC_SB(inode->i_sb),
+				   READ_ONCE(MC_I(inode)->lower), mask);
+}
+
+static int mc_getattr(struct user_namespace *mnt_userns,
+		      const struct path *path, struct kstat *stat,
+		      u32 request_mask, unsigned int flags)
+{
+	struct dentry *dentry = path->dentry;
+	struct path lower_path;
+	int err;
+
+	err = mc_get_lower_path(dentry, &lower_path);
+	if (err)
+		return err;
+	err = mc_lower_getattr(MC_SB(dentry->d_sb), &lower_path, stat,
+			       request_mask, flags);
+	mc_put_lower_path(&lower_path);
+	if (err)
+		return err;
+
+	/* Our device, the lower inode number (as readdir reports it). */
+	stat->dev = dentry->d_sb->s_dev;
+	mc_copy_attr(d_inode(dentry));
+	return 0;
+}
+
+static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		      struct iattr *ia)
+{
+	struct iattr lower_ia = *ia;
+	struct path lower_path;
+	int err;
+
+	/* ftruncate(), open(O_TRUNC): NFS finds its open state by the file. */
+	if (ia->ia_valid & ATTR_FILE)
+		lower_ia.ia_file = mc_file_lower(ia->ia_file);
+	/*
+	 * notify_change() turned ATTR_KILL_S*ID into an ATTR_MODE computed
+	 * from our copy of the mode, and BUG()s when it gets both: let the
+	 * lower notify_change() compute the mode from its own inode.
+	 */
+	if (ia->ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
+		lower_ia.ia_valid &= ~ATTR_MODE;
+	/*
+	 * ATTR_OPEN (open(O_TRUNC)) stays: the lower open saw O_TRUNC too,
+	 * see MC_OPEN_DROP_FLAGS in file.c.
+	 */
+
+	err = mc_get_lower_path(dentry, &lower_path);
+	if (err)
+		return err;
+	err = mc_lower_setattr(MC_SB(dentry->d_sb), lower_path.dentry,
+			       &lower_ia);
+	mc_put_lower_path(&lower_path);
+	/* Also on failure: part of the change may have been made. */
+	mc_copy_attr(d_inode(dentry));
+	return err;
+}
+
+static const char *mc_get_link(struct dentry *dentry, struct inode *inode,
+			       struct delayed_call *done)
+{
+	struct path lower_path;
+	const char *link;
+	int err;
+
+	if (!dentry)
+		return ERR_PTR(-ECHILD);	/* RCU-walk */
+	err = mc_get_lower_path(dentry, &lower_path);
+	if (err)
+		return ERR_PTR(err);
+	/* @done keeps what the link needs; the lower inode is ours anyway. */
+	link = mc_lower_get_link(MC_SB(inode->i_sb), lower_path.dentry, done);
+	mc_put_lower_path(&lower_path);
+	return link;
+}
+
+static int mc_fiemap(struct inode *inode, struct fiemap_extent_info *fieinfo,
+		     u64 start, u64 len)
+{
+	return mc_lower_fiemap(MC_SB(inode->i_sb), mc_inode_lower(inode),
+			       fieinfo, start, len);
+}
+
+static int mc_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+{
+	struct path lower_path;
+	int err;
+
+	err = mc_get_lower_path(dentry, &lower_path);
+	if (err)
+		return err;
+	err = mc_lower_fileattr_get(MC_SB(dentry->d_sb), lower_path.dentry, fa);
+	mc_put_lower_path(&lower_path);
+	return err;
+}
+
+static int mc_fileattr_set(struct user_namespace *mnt_userns,
+			   struct dentry *dentry, struct fileattr *fa)
+{
+	struct path lower_path;
+	int err;
+
+	err = mc_get_lower_path(dentry, &lower_path);
+	if (err)
+		return err;
+	err = mc_lower_fileattr_set(MC_SB(dentry->d_sb), lower_path.dentry, fa);
+	mc_put_lower_path(&lower_path);
+	mc_copy_attr(d_inode(dentry));
+	return err;
+}
+
+/* Namespace operations */
+
+/* What a namespace operation needs of the lower child of an upper dentry. */
+enum mc_want {
+	MC_WANT_SAME,	/* the object the upper dentry names (victim, source) */
+	MC_WANT_NEW,	/* no object: the upper dentry is negative (creation) */
+	MC_WANT_ANY,	/* whatever has the name now (rename target) */
+};
+
+/*
+ * struct mc_child - the lower child a namespace operation works on
+ * @lower: the lower dentry to pass to the vfs_*() call
+ * @ref: a reference of ours to @lower, or NULL when @lower is borrowed from
+ *	 the upper dentry (the common case: see mc_unlink() for why we add no
+ *	 reference then)
+ */
+struct mc_child {
+	struct dentry *lower;
+	struct dentry *ref;
+};
+
+/*
+ * mc_get_child() - find the lower child for the upper @dentry
+ * @lower_dir: the lower parent, locked
+ * @dentry: the upper dentry, its parent locked by the VFS
+ * @want: what the operation needs
+ * @child: result, released with mc_put_child()
+ *
+ * Our lookup ran without the lower parent lock, so another client or a
+ * local user of the lower directory may have moved, removed or created the
+ * name since.  If the stored lower dentry is no longer @lower_dir's child
+ * with @dentry's name, or no longer the object @dentry says (existing iff
+ * @dentry is positive, the same inode), look the name up again now that
+ * nothing can change it and go on with that if it fits @want:
+ *  - the object is gone: -ENOENT, as if the other change came first;
+ *  - the name is another object now: -ESTALE, and the VFS retries the
+ *    system call once with LOOKUP_REVAL, where mc_d_revalidate() drops the
+ *    stale upper dentry and the name is looked up afresh (so open(O_CREAT)
+ *    of a file created meanwhile opens it).
+ *
+ * Return: 0 or a negative errno.
+ */
+static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
+			enum mc_want want, struct mc_child *child)
+{
+	struct dentry *lower = mc_dentry_lower(dentry);
+	struct dentry *fresh;
+	int err;
+
+	lockdep_assert_held(&d_inode(lower_dir)->i_rwsem);
+
+	child->lower = lower;
+	child->ref = NULL;
+	if (lower->d_parent == lower_dir && !d_unhashed(lower) &&
+	    mc_lower_name_eq(lower_dir, lower, &dentry->d_name) &&
+	    mc_same_object(dentry, lower))
+		return 0;
+
+	fresh = mc_lower_lookup_locked(MC_SB(dentry->d_sb), lower_dir,
+				       &dentry->d_name);
+	if (IS_ERR(fresh))
+		return PTR_ERR(fresh);
+	pr_debug("lower of %pd changed: %s\n", dentry,
+		 d_really_is_positive(fresh) ? "positive" : "negative");
+
+	if (want == MC_WANT_ANY || mc_same_object(dentry, fresh)) {
+		/* A negative upper dentry may take the new lower one. */
+		if (d_really_is_negative(dentry) && d_really_is_negative(fresh))
+			mc_dentry_set_lower(dentry, dget(fresh));
+		child->lower = fresh;
+		child->ref = fresh;
+		return 0;
+	}
+	err = want == MC_WANT_SAME && d_really_is_negative(fresh) ?
+	      -ENOENT : -ESTALE;
+	dput(fresh);
+	return err;
+}
+
+static void mc_put_child(struct mc_child *child)
+{
+	dput(child->ref);
+}
+
+/*
+ * Lock @lower_dir, the lower parent of the upper @dentry, and find the
+ * lower child (mc_get_child()).  On success the caller unlocks @lower_dir
+ * and puts @child.
+ */
+static int mc_lock_child(struct dentry *lower_dir, struct dentry *dentry,
+			 enum mc_want want, struct mc_child *child)
+{
+	int err;
+
+	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
+	err = mc_get_child(lower_dir, dentry, want, child);
+	if (err)
+		inode_unlock(d_inode(lower_dir));
+	return err;
+}
+
+/*
+ * Make the negative upper @dentry positive after the lower object @lower was
+ * created (or linked).  vfs_create()/vfs_mkdir()/... may succeed and leave
+ * the lower dentry unhashed or negative (cifs and nfs can, see overlayfs'
+ * ovl_mkdir_real()): then look the name up again and keep the new lower
+ * dentry.
+ */
+static int mc_instantiate(struct dentry *dentry, struct dentry *lower_dir,
+			  struct dentry *lower)
+{
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
+	struct dentry *alias;
+	struct inode *inode;
+
+	lockdep_assert_held(&d_inode(lower_dir)->i_rwsem);
+
+	if (unlikely(d_unhashed(lower) || d_really_is_negative(lower))) {
+		lower = mc_lower_lookup_locked(sbi, lower_dir, &dentry->d_name);
+		if (IS_ERR(lower))
+			return PTR_ERR(lower);
+		if (d_really_is_negative(lower)) {
+			/* Created, then removed by someone else already. */
+			dput(lower);
+			return -ENOENT;
+		}
+		mc_dentry_set_lower(dentry, lower);
+	} else if (lower != mc_dentry_lower(dentry)) {
+		/* A re-looked-up child (mc_get_child()): keep it. */
+		mc_dentry_set_lower(dentry, dget(lower));
+	}
+
+	inode = mc_iget(dentry->d_sb, d_inode(lower));
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+
+	/*
+	 * A directory has a single dentry.  If a lookup raced us to this one,
+	 * leave ours unhashed and negative, as vfs_mkdir() allows.
+	 */
+	if (S_ISDIR(inode->i_mode)) {
+		alias = d_find_any_alias(inode);
+		if (alias) {
+			dput(alias);
+			iput(inode);
+			d_drop(dentry);
+			return 0;
+		}
+	}
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+/* What to create: which vfs_*() call, its mode and extra argument. */
+struct mc_cattr {
+	enum { MC_CREATE, MC_MKDIR, MC_MKNOD, MC_SYMLINK } op;
+	umode_t mode;
+	dev_t rdev;
+	const char *link;
+	bool excl;
+};
+
+static int mc_create_object(struct inode *dir, struct dentry *dentry,
+			    const struct mc_cattr *attr)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct dentry *lower_dir = mc_dentry_lower(dentry->d_parent);
+	struct inode *lower_dir_inode = d_inode(lower_dir);
+	struct mc_child child;
+	umode_t mode = attr->mode;
+	int err;
+
+	err = mc_lower_want_write(sbi);
+	if (err)
+		return err;
+	err = mc_lock_child(lower_dir, dentry, MC_WANT_NEW, &child);
+	if (err)
+		goto out_drop_write;
+
+	switch (attr->op) {
+	case MC_CREATE:
+		err = mc_lower_create(sbi, lower_dir_inode, child.lower, mode,
+				      attr->excl);
+		break;
+	case MC_MKDIR:
+		err = mc_lower_mkdir(sbi, lower_dir_inode, child.lower, mode);
+		break;
+	case MC_MKNOD:
+		err = mc_lower_mknod(sbi, lower_dir_inode, child.lower, mode,
+				     attr->rdev);
+		break;
+	case MC_SYMLINK:
+		err = mc_lower_symlink(sbi, lower_dir_inode, child.lower,
+				       attr->link);
+		break;
+	}
+	if (err)
+		goto out_unlock;
+
+	err = mc_instantiate(dentry, lower_dir, child.lower);
+	mc_copy_attr(dir);
+out_unlock:
+	inode_unlock(lower_dir_inode);
+	mc_put_child(&child);
+out_drop_write:
+	mc_lower_drop_write(sbi);
+	return err;
+}
+
+static int mc_create(struct user_namespace *mnt_userns, struct inode *dir,
+		     struct dentry *dentry, umode_t mode, bool excl)
+{
+	struct mc_cattr attr = { .op = MC_CREATE, .mode = mode, .excl = excl };
+
+	return mc_create_object(dir, dentry, &attr);
+}
+
+static int mc_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+		    struct dentry *dentry, umode_t mode)
+{
+	struct mc_cattr attr = { .op = MC_MKDIR, .mode = mode };
+
+	return mc_create_object(dir, dentry, &attr);
+}
+
+static int mc_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+		    struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	struct mc_cattr attr = { .op = MC_MKNOD, .mode = mode, .rdev = rdev };
+
+	return mc_create_object(dir, dentry, &attr);
+}
+
+static int mc_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, const char *target)
+{
+	struct mc_cattr attr = { .op = MC_SYMLINK, .link = target };
+
+	return mc_create_object(dir, dentry, &attr);
+}
+
+static int mc_link(struct dentry *old_dentry, struct inode *dir,
+		   struct dentry *new_dentry)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct dentry *lower_old = mc_dentry_lower(old_dentry);
+	struct dentry *lower_dir = mc_dentry_lower(new_dentry->d_parent);
+	struct mc_child child;
+	int err;
+
+	err = mc_lower_want_write(sbi);
+	if (err)
+		return err;
+	err = mc_lock_child(lower_dir, new_dentry, MC_WANT_NEW, &child);
+	if (err)
+		goto out_drop_write;
+
+	/* A vanished source: vfs_link() says -ENOENT (or the server -ESTALE). */
+	err = mc_lower_link(sbi, lower_old, d_inode(lower_dir), child.lower);
+	if (err)
+		goto out_unlock;
+	err = mc_instantiate(new_dentry, lower_dir, child.lower);
+	mc_copy_attr(d_inode(old_dentry));
+	mc_copy_attr(dir);
+out_unlock:
+	inode_unlock(d_inode(lower_dir));
+	mc_put_child(&child);
+out_drop_write:
+	mc_lower_drop_write(sbi);
+	return err;
+}
+
+/*
+ * Unlink of an NFS silly-renamed file (.nfsXXXX, DCACHE_NFSFS_RENAMED): NFS
+ * removes it when its dentry goes away, returns -EBUSY for it while it is
+ * in use, and WARNs (-ETXTBSY) if asked while nobody else holds it.  Our
+ * cached upper dentry may be that last holder once the file was closed:
+ * then the file is as good as gone, so report success and drop our dentry,
+ * whose release lets NFS finish the removal.
+ */
+static int mc_unlink_silly(struct dentry *dentry, struct dentry *lower)
+{
+	if (d_count(lower) > 1)
+		return -EBUSY;
+	d_drop(dentry);
+	return 0;
+}
+
+static int mc_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct dentry *lower_dir = mc_dentry_lower(dentry->d_parent);
+	struct dentry *held = NULL;
+	struct mc_child child;
+	int err;
+
+	err = mc_lower_want_write(sbi);
+	if (err)
+		return err;
+	err = mc_lock_child(lower_dir, dentry, MC_WANT_SAME, &child);
+	if (err)
+		goto out_drop_write;
+
+	/*
+	 * The lower dentry must look exactly as busy as the upper one.  We
+	 * hold one reference (mc_dentry's, or mc_child's) on behalf of all
+	 * users of the upper dentry; the VFS holds one on the upper dentry
+	 * for this call.
+	 *  - No other user: lend the lower file system that one reference.
+	 *    It then really removes the file (NFS: no silly-rename) and makes
+	 *    its dentry negative, as the VFS will do with ours.
+	 *  - Other users (an open file, an O_PATH fd, a path walk): the VFS
+	 *    will only unhash our dentry, which stays positive, so the lower
+	 *    must stay positive too: hold a second reference.  NFS then
+	 *    silly-renames, as it would for a busy dentry without us.
+	 * A user arriving after this check finds a positive upper dentry over
+	 * a negative lower one: mc_get_lower_path() gives it -ESTALE.
+	 *
+	 * wrapfs always held an extra reference, so NFS silly-renamed on
+	 * every unlink, and turned any -EBUSY on a silly-renamed dentry into
+	 * success.  We pass -EBUSY on only while the .nfsXXXX file is in use,
+	 * as NFS does without us, see mc_unlink_silly().
+	 */
+	if (unlikely(child.lower->d_flags & DCACHE_NFSFS_RENAMED)) {
+		err = mc_unlink_silly(dentry, child.lower);
+		goto out_unlock;
+	}
+	if (d_count(dentry) > 1)
+		held = dget(child.lower);
+	err = mc_lower_unlink(sbi, d_inode(lower_dir), child.lower);
+	/*
+	 * Silly-renamed now (still positive, called .nfsXXXX), or we worked
+	 * on a re-looked-up lower dentry: do not let our dentry become a
+	 * negative one over its old lower dentry.
+	 */
+	if (!err && (child.ref ||
+		     (child.lower->d_flags & DCACHE_NFSFS_RENAMED)))
+		d_drop(dentry);
+	mc_copy_attr(d_inode(dentry));
+	mc_copy_attr(dir);
+out_unlock:
+	inode_unlock(d_inode(lower_dir));
+	dput(held);
+	mc_put_child(&child);
+out_drop_write:
+	mc_lower_drop_write(sbi);
+	return err;
+}
+
+static int mc_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct dentry *lower_dir = mc_dentry_lower(dentry->d_parent);
+	struct dentry *held;
+	struct mc_child child;
+	int err;
+
+	err = mc_lower_want_write(sbi);
+	if (err)
+		return err;
+	err = mc_lock_child(lower_dir, dentry, MC_WANT_SAME, &child);
+	if (err)
+		goto out_drop_write;
+
+	/*
+	 * Hold a second reference, so the lower directory is only unhashed,
+	 * never made negative: an upper directory kept by a user (a cwd) stays
+	 * positive, and a positive upper directory must have a positive lower
+	 * one (mc_lookup() and the namespace operations rely on it).  The
+	 * VFS marks the upper directory dead, so nothing is created in it.
+	 */
+	held = dget(child.lower);
+	err = mc_lower_rmdir(sbi, d_inode(lower_dir), child.lower);
+	mc_copy_attr(d_inode(dentry));
+	mc_copy_attr(dir);
+	inode_unlock(d_inode(lower_dir));
+	dput(held);
+	mc_put_child(&child);
+out_drop_write:
+	mc_lower_drop_write(sbi);
+	return err;
+}
+
+static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
+		     struct dentry *old_dentry, struct inode *new_dir,
+		     struct dentry *new_dentry, unsigned int flags)
+{
+	struct mc_sb_info *sbi = MC_SB(old_dir->i_sb);
+	struct dentry *lower_old_dir = mc_dentry_lower(old_dentry->d_parent);
+	struct dentry *lower_new_dir = mc_dentry_lower(new_dentry->d_parent);
+	struct mc_child old = { NULL, NULL }, new = { NULL, NULL };
+	struct dentry *held = NULL;
+	struct dentry *trap;
+	int err;
+
+	err = mc_lower_want_write(sbi);
+	if (err)
+		return err;
+
+	trap = lock_rename(lower_old_dir, lower_new_dir);
+	err = mc_get_child(lower_old_dir, old_dentry, MC_WANT_SAME, &old);
+	if (err)
+		goto out_unlock;
+	err = mc_get_child(lower_new_dir, new_dentry, MC_WANT_ANY, &new);
+	if (err)
+		goto out_unlock;
+	/* The checks do_renameat2() made on the upper side, for the lower. */
+	err = -EINVAL;
+	if (old.lower == trap)
+		goto out_unlock;
+	if (!(flags & RENAME_EXCHANGE))
+		err = -ENOTEMPTY;
+	if (new.lower == trap)
+		goto out_unlock;
+	/* Over an NFS .nfsXXXX file: see mc_unlink_silly(); NFS would WARN. */
+	err = -EBUSY;
+	if (new.lower->d_flags & DCACHE_NFSFS_RENAMED)
+		goto out_unlock;
+
+	/* An overwritten target in use must look in use below: mc_unlink(). */
+	if (d_really_is_positive(new_dentry) && d_count(new_dentry) > 2)
+		held = dget(new.lower);	/* vfs_rename() holds one too */
+	err = mc_lower_rename(sbi, d_inode(lower_old_dir), old.lower,
+			      d_inode(lower_new_dir), new.lower, flags);
+	mc_copy_attr(old_dir);
+	if (new_dir != old_dir)
+		mc_copy_attr(new_dir);
+	mc_copy_attr(d_inode(old_dentry));
+	if (d_really_is_positive(new_dentry))
+		mc_copy_attr(d_inode(new_dentry));
+out_unlock:
+	unlock_rename(lower_old_dir, lower_new_dir);
+	dput(held);
+	mc_put_child(&new);
+	mc_put_child(&old);
+	mc_lower_drop_write(sbi);
+	return err;
+}
+
+/*
+ * O_TMPFILE: create and open the unnamed lower file in one go, make the
+ * upper inode for it, and finish the upper open with that lower file
+ * instead of opening another one (mc_open_prepared()).
+ */
+static int mc_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct file *file, umode_t mode)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct dentry *dentry = file->f_path.dentry;
+	struct file *lower_file;
+	struct path lower_dir;
+	struct dentry *lower;
+	struct mc_file *mcf;
+	struct inode *inode;
+	int err;
+
+	mcf = mc_file_alloc();
+	if (!mcf)
+		return -ENOMEM;
+
+	err = mc_get_lower_path(dentry->d_parent, &lower_dir);
+	if (err)
+		goto out_free;
+	lower_file = mc_lower_tmpfile(sbi, &lower_dir, mode, file->f_flags);
+	mc_put_lower_path(&lower_dir);
+	if (IS_ERR(lower_file)) {
+		err = PTR_ERR(lower_file);
+		goto out_free;
+	}
+
+	lower = dget(lower_file->f_path.dentry);
+	err = mc_dentry_init(dentry, lower);
+	if (err) {
+		dput(lower);
+		goto out_release;
+	}
+
+	inode = mc_iget(dir->i_sb, file_inode(lower_file));
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		goto out_release;
+	}
+	/*
+	 * d_tmpfile() drops the link a new inode comes with; ours copied the
+	 * lower's nlink, already 0.  The inode is new: nobody else sees it.
+	 */
+	set_nlink(inode, 1);
+	d_tmpfile(file, inode);
+
+	mcf->lower = lower_file;
+	file->private_data = mcf;
+	err = finish_open(file, dentry, mc_open_prepared);
+	/* Once FMODE_OPENED is set, ->release cleans up at fput(). */
+	if (err && !(file->f_mode & FMODE_OPENED)) {
+		file->private_data = NULL;
+		goto out_release;
+	}
+	return err;
+
+out_release:
+	mc_lower_release(sbi, lower_file);
+out_free:
+	mc_file_free(mcf);
+	return err;
+}
+
+static const struct inode_operations mc_dir_iops = {
+	.lookup		= mc_lookup,
+	.create		= mc_create,
+	.link		= mc_link,
+	.unlink		= mc_unlink,
+	.symlink	= mc_symlink,
+	.mkdir		= mc_mkdir,
+	.rmdir		= mc_rmdir,
+	.mknod		= mc_mknod,
+	.rename		= mc_rename,
+	.tmpfile	= mc_tmpfile,
+	.permission	= mc_permission,
+	.getattr	= mc_getattr,
+	.setattr	= mc_setattr,
+	.listxattr	= mc_listxattr,
+	.fileattr_get	= mc_fileattr_get,
+	.fileattr_set	= mc_fileattr_set,
+};
+
+static const struct inode_operations mc_file_iops = {
+	.permission	= mc_permission,
+	.getattr	= mc_getattr,
+	.setattr	= mc_setattr,
+	.listxattr	= mc_listxattr,
+	.fiemap		= mc_fiemap,
+	.fileattr_get	= mc_fileattr_get,
+	.fileattr_set	= mc_fileattr_set,
+};
+
+static const struct inode_operations mc_symlink_iops = {
+	.get_link	= mc_get_link,
+	.getattr	= mc_getattr,
+	.setattr	= mc_setattr,
+	.listxattr	= mc_listxattr,
+};
+
+static const struct inode_operations mc_special_iops = {
+	.permission	= mc_permission,
+	.getattr	= mc_getattr,
+	.setattr	= mc_setattr,
+	.listxattr	= mc_listxattr,
+};

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - module load and unload.
+ *
+ * metacache is a stackable file system mounted on a directory of another
+ * file system, normally a cifs or nfs mount:
+ *
+ *	mount -t metacache /mnt/share /mnt/fast
+ *
+ * This is the pass-through layer: every operation goes to the lower file
+ * system (through lower.c), with the caller's credentials.
+ */
+#define pr_fmt(fmt) "metacache: " fmt
+
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "metacache.h"
+
+struct kmem_cache *mc_inode_cachep;	/* struct mc_inode_info */
+struct kmem_cache *mc_dentry_cachep;	/* struct mc_dentry */
+
+static void mc_inode_init_once(void *obj)
+{
+	struct mc_inode_info *mi = obj;
+
+	inode_init_once(&mi->vfs_inode);
+}
+
+/* mc_init() and mc_exit() mirror each other, step by step. */
+static int __init mc_init(void)
+{
+	int err = -ENOMEM;
+
+	mc_inode_cachep = kmem_cache_create("metacache_inode",
+					    sizeof(struct mc_inode_info), 0,
+					    SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
+					    mc_inode_init_once);
+	if (!mc_inode_cachep)
+		goto out;
+	mc_dentry_cachep = KMEM_CACHE(mc_dentry, SLAB_RECLAIM_ACCOUNT);
+	if (!mc_dentry_cachep)
+		goto out_inode_cache;
+	mc_debugfs_init();	/* best effort */
+	err = register_filesystem(&mc_fs_type);
+	if (err)
+		goto out_debugfs;
+
+	pr_info("loaded, version %s\n", METACACHE_VERSION);
+	return 0;
+
+out_debugfs:
+	mc_debugfs_exit();
+	kmem_cache_destroy(mc_dentry_cachep);
+out_inode_cache:
+	kmem_cache_destroy(mc_inode_cachep);
+out:
+	return err;
+}
+
+/*
+ * Cannot run while mounted: every super block holds a reference to the
+ * module (mc_fs_type.owner).
+ */
+static void __exit mc_exit(void)
+{
+	unregister_filesystem(&mc_fs_type);
+	mc_debugfs_exit();
+	/* Wait for the RCU frees of dentry info (call_rcu) and inodes. */
+	rcu_barrier();
+	kmem_cache_destroy(mc_dentry_cachep);
+	kmem_cache_destroy(mc_inode_cachep);
+	pr_info("unloaded\n");
+}
+
+module_init(mc_init);
+module_exit(mc_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("metacache: stackable pass-through file system for network file systems");
+MODULE_AUTHOR("metacache developers");
+MODULE_VERSION(METACACHE_VERSION);
+MODULE_ALIAS_FS("metacache");
