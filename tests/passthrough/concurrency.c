@@ -512,10 +512,20 @@ PT_TEST(readdir_during_churn)
 	cmix[2] = lo;
 	base = churn_run(ref, cref, 15, "lower");
 	st = churn_run(up, cmix, 15, "stack");
-	if (base)
-		mct_diag("the lower itself gave %d imperfect listings out of 15 during churn", base);
-	MCT_EXPECT(st <= base, "%d imperfect listings through the stack (lower: %d) out of 15",
-		   st, base);
+	mct_diag("imperfect listings during churn, out of 15: lower %d, stack %d", base, st);
+	/*
+	 * A local file system lists a directory under its lock: every
+	 * untouched entry exactly once, and the stack must keep that.  A
+	 * network client's readdir spans several round trips and restarts
+	 * when the directory changes (the lower nfs client itself listed
+	 * untouched entries twice or not at all in most runs), and the two
+	 * runs cannot have the same timing: there the counts are reported,
+	 * and errors (open, getdents) still fail the test.
+	 */
+	if (!strcmp(pt_env.fstype, "tmpfs"))
+		MCT_EXPECT(st == 0 && base == 0,
+			   "%d imperfect listings through the stack (lower: %d) out of 15",
+			   st, base);
 	PT_TREE_STAT(up, lo);
 }
 
