@@ -30,7 +30,10 @@ tools:
 tests:
 	$(MAKE) -C tests
 
+# Host-side tests first (the tool's parsers, output, netlink transport),
+# then the suite in the QEMU test bed.
 check: all
+	$(MAKE) -C tools test
 	tests/vm/run --name check --env MC_FILTER=$(FILTER) tests/vm/check.sh
 
 deps:
