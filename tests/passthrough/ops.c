@@ -1543,10 +1543,22 @@ static void lk_compare(const char *what, const struct lk_res *base,
 		mct_diag("lower gives no %s conflict between the two clients", what);
 }
 
+static int lk_same(const struct lk_res *a, const struct lk_res *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (a->v[i] != b->v[i])
+			return 0;
+	return 1;
+}
+
 static void lock_test(struct pt_ctx *c, int kind)
 {
 	char up[PATH_MAX], lo[PATH_MAX], lo2[PATH_MAX], ref[PATH_MAX], ref2[PATH_MAX];
-	struct lk_res base, st;
+	struct lk_res base, local, st;
 	const char *what = kind == LK_FLOCK ? "flock" : "POSIX lock";
 
 	pt_snp(up, sizeof(up), "%s/lockfile", c->up);
@@ -1563,9 +1575,24 @@ static void lock_test(struct pt_ctx *c, int kind)
 
 	/* baseline: the lower against the other client */
 	lk_scenario(ref, ref2, kind, &base);
+	/* the lower against itself: two lockers on one client */
+	lk_scenario(ref, ref, kind, &local);
 	/* the stack against the other client */
 	lk_scenario(up, lo2, kind, &st);
-	lk_compare(what, &base, &st);
+	/*
+	 * Two NFS clients on one host: the lower's own answer across them
+	 * depends on delegation state (seen: on an idle machine the other
+	 * client did not see a lock taken directly on the lower at all).
+	 * When the lower's cross-client answer differs from the one it gives
+	 * for two lockers on one client, the stack may give either; any
+	 * other answer fails.
+	 */
+	if (!lk_same(&base, &st) && !lk_same(&base, &local) &&
+	    lk_same(&st, &local))
+		mct_diag("%s: the lower showed no conflict across the two clients; the stack showed the conflict the lower shows on one client",
+			 what);
+	else
+		lk_compare(what, &base, &st);
 	/* the stack against the lower on the same client */
 	lk_scenario(ref, ref, kind, &base);
 	lk_scenario(up, lo, kind, &st);
