@@ -1,24 +1,485 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dir.c - directory file operations.
+ * dir.c - directory file operations and the directory listing cache.
  *
- * An open upper directory holds an open lower directory (struct mc_file,
- * see file.c).  readdir reads the lower directory straight into the
- * caller's dir_context, so names, d_type and d_ino are the lower's (d_ino
- * matches what stat reports), and the directory position is the lower's:
- * NFS cookies, cifs offsets.  The upper f_pos is kept equal to the lower
- * one, which makes telldir/seekdir work on large directories.
+ * Without a cached listing an open upper directory reads its open lower
+ * directory straight into the caller's dir_context, so names, d_type and
+ * d_ino are the lower's (d_ino matches what stat reports), and the
+ * directory position is the lower's: NFS cookies, cifs offsets.  The upper
+ * f_pos is kept equal to the lower one, which makes telldir/seekdir work on
+ * large directories.
+ *
+ * Listing cache (dir_ttl).  A readdir at position 0 (the first one of an
+ * open directory, or after rewinddir) takes the directory's cached listing
+ * if it is fresh; otherwise it reads the whole lower directory, from a
+ * lower file that was never read, into a new listing (struct mc_dirsnap:
+ * name, d_ino and d_type of every entry, "." and ".." included, in the
+ * lower's order), installs it as the directory's cached one for dir_ttl,
+ * and primes the entry and attribute caches from what the lower already
+ * knows (mc_dir_prime()).  The open file keeps its listing until the next
+ * readdir at position 0: a position is an index into it, stable for the
+ * file's life, so telldir/seekdir/rewinddir work on large directories, and
+ * entries added or removed meanwhile do not shift it.  Every local change
+ * of the directory's entries drops the cached listing (mc_dir_changed()),
+ * so a rewinddir or a new open shows it.
+ *
+ * A directory opened while its listing is fresh is not opened on the lower
+ * at all: nothing but readdir needs the lower file, and anything else that
+ * does (a passthrough readdir, fsync, locks, ioctl, a seek the listing
+ * cannot answer) opens it then, with the opener's credentials
+ * (mc_file_lower_get()).
+ *
+ * Not cached: a removed directory (read below as the lower shows it); a
+ * listing larger than MC_DIRSNAP_MAX entries or half of max_entries (then
+ * not tried again for dir_ttl); a listing the lower could not give whole.
  */
+#define pr_fmt(fmt) "metacache: " fmt
+
 #include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/namei.h>
+#include <linux/nfs_fs.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "metacache.h"
+
+/* The largest listing cached, in entries. */
+#define MC_DIRSNAP_MAX		65536
+
+#define MC_DCHUNK_DATA		(PAGE_SIZE - offsetof(struct mc_dchunk, data))
+
+static void mc_dirsnap_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct mc_dirsnap, rcu));
+}
+
+static void mc_dirsnap_release(struct kref *ref)
+{
+	struct mc_dirsnap *snap = container_of(ref, struct mc_dirsnap, ref);
+	struct mc_dchunk *c, *next;
+
+	for (c = snap->chunks; c; c = next) {
+		next = c->next;
+		kfree(c);
+	}
+	kvfree(snap->ents);
+	/* mc_dirsnap_get() may still be looking at it under RCU. */
+	call_rcu(&snap->rcu, mc_dirsnap_free_rcu);
+}
+
+/**
+ * mc_dirsnap_put() - drop a reference to a listing
+ * @snap: the listing
+ *
+ * Context: process context, may sleep (kvfree).
+ */
+void mc_dirsnap_put(struct mc_dirsnap *snap)
+{
+	kref_put(&snap->ref, mc_dirsnap_release);
+}
+
+/* Reading the lower directory into a new listing */
+
+struct mc_collect {
+	struct dir_context ctx;
+	struct mc_dirsnap *snap;
+	struct mc_dchunk *tail;
+	u32 max;
+	u32 emitted;		/* entries the lower gave in this call */
+	bool toobig;
+	bool nomem;
+};
+
+static bool mc_collect_actor(struct dir_context *ctx, const char *name,
+			     int len, loff_t offset, u64 ino,
+			     unsigned int type)
+{
+	struct mc_collect *c = container_of(ctx, struct mc_collect, ctx);
+	struct mc_dirsnap *snap = c->snap;
+	size_t need = ALIGN(sizeof(struct mc_dirent) + len, 8);
+	struct mc_dirent *e;
+
+	c->emitted++;
+	if (snap->nr >= c->max || need > MC_DCHUNK_DATA || len > U16_MAX) {
+		c->toobig = true;
+		return false;
+	}
+	if (!c->tail || c->tail->used + need > MC_DCHUNK_DATA) {
+		struct mc_dchunk *chunk = kmalloc(PAGE_SIZE,
+						  GFP_KERNEL | __GFP_NOWARN);
+
+		if (!chunk) {
+			c->nomem = true;
+			return false;
+		}
+		chunk->next = NULL;
+		chunk->used = 0;
+		if (c->tail)
+			c->tail->next = chunk;
+		else
+			snap->chunks = chunk;
+		c->tail = chunk;
+		snap->bytes += PAGE_SIZE;
+	}
+	e = (struct mc_dirent *)(c->tail->data + c->tail->used);
+	e->ino = ino;
+	e->len = len;
+	e->type = type;
+	memcpy(e->name, name, len);
+	c->tail->used += need;
+	snap->nr++;
+	return true;
+}
+
+/* Index the entries: the position of an entry is its index. */
+static int mc_dirsnap_index(struct mc_dirsnap *snap)
+{
+	struct mc_dchunk *c;
+	u32 i = 0;
+
+	snap->ents = kvmalloc_array(max_t(u32, snap->nr, 1),
+				    sizeof(*snap->ents), GFP_KERNEL);
+	if (!snap->ents)
+		return -ENOMEM;
+	snap->bytes += snap->nr * sizeof(*snap->ents);
+	for (c = snap->chunks; c; c = c->next) {
+		u32 off = 0;
+
+		while (off < c->used) {
+			const struct mc_dirent *e = (void *)(c->data + off);
+
+			snap->ents[i++] = e;
+			off += ALIGN(sizeof(*e) + e->len, 8);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read all of @lower (never read before: a cifs search, for one, must
+ * start afresh) into a new listing.
+ * Return: the listing (one reference), NULL if it is not to be cached
+ * (too big, no memory), or an ERR_PTR from the lower's readdir.
+ */
+static struct mc_dirsnap *mc_dirsnap_read(struct mc_sb_info *sbi,
+					  struct file *lower)
+{
+	struct mc_collect c = {
+		.ctx.actor = mc_collect_actor,
+		/* Half the entry budget: one listing never evicts them all. */
+		.max = min_t(u32, MC_DIRSNAP_MAX, mc_max_entries(sbi) / 2),
+	};
+	struct mc_dirsnap *snap;
+	int err;
+
+	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return NULL;
+	kref_init(&snap->ref);
+	INIT_LIST_HEAD(&snap->lru);
+	snap->bytes = sizeof(*snap);
+	c.snap = snap;
+
+	/* Until a call gives nothing: the lower's EOF. */
+	do {
+		c.emitted = 0;
+		err = mc_lower_iterate(sbi, lower, &c.ctx);
+	} while (!err && c.emitted && !c.toobig && !c.nomem);
+
+	if (!err && !c.toobig && !c.nomem)
+		err = mc_dirsnap_index(snap);
+	else if (!err)
+		err = c.toobig ? -E2BIG : -ENOMEM;
+	if (err) {
+		mc_dirsnap_put(snap);
+		return err == -E2BIG || err == -ENOMEM ? NULL : ERR_PTR(err);
+	}
+	return snap;
+}
+
+/* Priming */
+
+/*
+ * Are the lower's cached attributes of @lower (a dentry the lower dcache
+ * has) as good as a getattr's, without a round trip?  A local file system
+ * (no d_revalidate): always.  NFS: while its attribute cache is valid (the
+ * readdirplus that listed the entry refreshed it).  Others (cifs): no way
+ * to tell, so no.
+ */
+static bool mc_lower_attrs_current(struct dentry *lower)
+{
+	struct inode *inode = d_inode(lower);
+
+	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
+		return true;
+	if (inode->i_sb->s_magic == NFS_SUPER_MAGIC) {
+		struct nfs_inode *nfsi = NFS_I(inode);
+		unsigned long since = READ_ONCE(nfsi->read_cache_jiffies);
+
+		return !(READ_ONCE(nfsi->cache_validity) &
+			 (NFS_INO_INVALID_ATTR | NFS_INO_INVALID_BLOCKS)) &&
+		       time_in_range_open(jiffies, since,
+					  since + READ_ONCE(nfsi->attrtimeo));
+	}
+	return false;
+}
+
+/* Cache the attributes of @inode from @lower's, if current (see above). */
+static void mc_dir_prime_attr(struct mc_sb_info *sbi, struct dentry *dentry,
+			      struct inode *inode, struct dentry *lower)
+{
+	struct path path = { .mnt = sbi->lower_path.mnt, .dentry = lower };
+	u32 ask = mc_attr_ask(sbi, STATX_BASIC_STATS);
+	struct mc_attr old;
+	struct kstat stat;
+	u32 gen;
+
+	if (!mc_ttl(sbi, dentry, MC_CACHE_ATTR) ||
+	    mc_attr_get(dentry, &stat, STATX_BASIC_STATS, false, &old) ||
+	    !mc_lower_attrs_current(lower))
+		return;
+	gen = mc_attr_gen(inode);
+	/* AT_STATX_DONT_SYNC: never a round trip, whatever happened since. */
+	if (!mc_lower_getattr(sbi, &path, &stat, ask, AT_STATX_DONT_SYNC)) {
+		mc_attr_answered(sbi, &stat, ask, ask);
+		mc_attr_store(dentry, inode, &stat, ask, gen);
+	}
+}
+
+/*
+ * Prime one entry of a fresh listing of @dir: see mc_dir_prime().
+ */
+static void mc_dir_prime_one(struct mc_sb_info *sbi, struct dentry *dir,
+			     struct dentry *lower_dir,
+			     const struct mc_dirent *e)
+{
+	struct qstr uname = QSTR_INIT(e->name, e->len);
+	struct qstr lname = QSTR_INIT(e->name, e->len);
+	struct dentry *dentry, *lower, *alias;
+	struct inode *inode;
+
+	dentry = d_hash_and_lookup(dir, &uname);
+	if (IS_ERR(dentry))
+		return;
+	/* Listed: a negative entry of ours is wrong now. */
+	if (dentry && d_really_is_negative(dentry))
+		mc_entry_clear(dentry);
+
+	lower = d_hash_and_lookup(lower_dir, &lname);
+	if (IS_ERR_OR_NULL(lower))
+		goto out;
+	if (d_really_is_negative(lower) || d_unhashed(lower) ||
+	    (e->ino && e->ino != d_inode(lower)->i_ino) ||
+	    (e->type != DT_UNKNOWN &&
+	     e->type != fs_umode_to_dtype(d_inode(lower)->i_mode)))
+		goto out_lower;
+
+	if (dentry) {
+		if (d_really_is_negative(dentry))
+			goto out_lower;
+		if (mc_inode_lower(d_inode(dentry)) != d_inode(lower)) {
+			/* The name is another object now. */
+			mc_entry_clear(dentry);
+			goto out_lower;
+		}
+		mc_entry_set(dentry, MC_DS_POS);
+		mc_dir_prime_attr(sbi, dentry, d_inode(dentry), lower);
+		goto out_lower;
+	}
+
+	/* A new dentry, as mc_lookup() would make it, but from the dcache. */
+	{
+		DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+
+		dentry = d_alloc_parallel(dir, &uname, &wq);
+		if (IS_ERR(dentry)) {
+			dentry = NULL;
+			goto out_lower;
+		}
+		if (!d_in_lookup(dentry))	/* someone else's */
+			goto out_lower;
+		/* Non-directories start detached (namei.c). */
+		if (mc_dentry_init(dentry, d_is_dir(lower) ? dget(lower) :
+				   NULL)) {
+			if (d_is_dir(lower))
+				dput(lower);
+			goto out_done;
+		}
+		inode = mc_iget(dir->d_sb, d_inode(lower));
+		if (IS_ERR(inode))
+			goto out_done;
+		alias = d_splice_alias(inode, dentry);
+		d_lookup_done(dentry);
+		if (IS_ERR(alias))
+			goto out_lower;
+		if (alias) {
+			dput(dentry);
+			dentry = alias;
+		}
+		mc_entry_set(dentry, MC_DS_POS);
+		mc_dir_prime_attr(sbi, dentry, d_inode(dentry), lower);
+		goto out_lower;
+out_done:
+		d_lookup_done(dentry);
+	}
+out_lower:
+	dput(lower);
+out:
+	dput(dentry);
+}
+
+/*
+ * Prime the caches from a listing just read, with no round trip: for each
+ * name the lower dcache has a positive dentry for (NFS READDIRPLUS and
+ * cifs put them there while listing; d_lookup() calls nothing in the lower
+ * file system), of the inode number and type the listing says, create or
+ * refresh our dentry and inode with an entry deadline, and cache the
+ * attributes if the lower's are current (mc_lower_attrs_current()).  A
+ * name we cached as missing is forgotten, as is one we cached as another
+ * object.  Anything doubtful is skipped: the lookup will ask the lower.
+ *
+ * Context: @dir's i_rwsem held shared (by iterate_dir()), as for lookups.
+ */
+static void mc_dir_prime(struct file *file, struct mc_dirsnap *snap)
+{
+	struct dentry *dir = file->f_path.dentry;
+	struct mc_sb_info *sbi = MC_SB(dir->d_sb);
+	struct dentry *lower_dir = mc_dentry_lower(dir);
+	u32 i;
+
+	if (!mc_ttl(sbi, dir, MC_CACHE_ENTRY))
+		return;
+	for (i = 0; i < snap->nr; i++) {
+		const struct mc_dirent *e = snap->ents[i];
+
+		if (!e->len || (e->name[0] == '.' && (e->len == 1 ||
+		    (e->len == 2 && e->name[1] == '.'))) ||
+		    memchr(e->name, '/', e->len) || memchr(e->name, 0, e->len))
+			continue;
+		mc_dir_prime_one(sbi, dir, lower_dir, e);
+		cond_resched();
+	}
+}
+
+/* The listing cache at readdir position 0 */
+
+/*
+ * Read the lower directory into a new listing and install it.  The lower
+ * file is the upper file's own if it was never read, else a fresh one.
+ * Return: the listing (a reference for the file) or NULL: read the lower.
+ */
+static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
+{
+	struct inode *inode = file_inode(file);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_file *mcf = MC_F(file);
+	struct mc_inode_info *mi = MC_I(inode);
+	struct file *lower, *tmp = NULL;
+	struct mc_dirsnap *snap;
+	u32 gen = mc_dir_gen(inode);
+
+	if (!test_and_set_bit(MC_FILE_ITERATED, &mcf->flags)) {
+		lower = mc_file_lower_get(file);
+		if (IS_ERR(lower))
+			return NULL;
+	} else {
+		struct path lower_path;
+
+		if (mc_get_lower_path(file->f_path.dentry, &lower_path))
+			return NULL;
+		tmp = mc_lower_open(sbi, &lower_path,
+				    file->f_flags & ~(O_CREAT | O_EXCL |
+						      O_NOCTTY),
+				    file->f_cred);
+		mc_put_lower_path(&lower_path);
+		if (IS_ERR(tmp))
+			return NULL;
+		lower = tmp;
+	}
+
+	snap = mc_dirsnap_read(sbi, lower);
+	if (tmp)
+		mc_lower_release(sbi, tmp);
+	mc_copy_attr(inode);
+	if (IS_ERR_OR_NULL(snap)) {
+		if (!snap)
+			WRITE_ONCE(mi->dir_toobig,
+				   mc_deadline(mc_ttl(sbi, file->f_path.dentry,
+						      MC_CACHE_DIR)));
+		return NULL;
+	}
+
+	snap->deadline = mc_deadline(mc_ttl(sbi, file->f_path.dentry,
+					    MC_CACHE_DIR));
+	mc_count_miss(sbi, MC_CACHE_DIR);
+	if (expired)
+		mc_count_expired(sbi, MC_CACHE_DIR);
+	mc_dirsnap_install(inode, snap, gen);
+	mc_dir_prime(file, snap);
+	return snap;
+}
+
+/* At position 0: which listing does the file read from now, if any? */
+static void mc_dir_select(struct file *file)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct inode *inode = d_inode(dentry);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_file *mcf = MC_F(file);
+	struct mc_dirsnap *snap;
+	bool expired;
+
+	if (mcf->snap) {
+		mc_dirsnap_put(mcf->snap);
+		mcf->snap = NULL;
+	}
+	if (!mc_ttl(sbi, dentry, MC_CACHE_DIR) || IS_DEADDIR(inode))
+		return;
+	snap = mc_dirsnap_get(dentry);
+	if (snap) {
+		mc_count_hit(sbi, MC_CACHE_DIR);
+		mc_avoided(sbi, MC_OP_READDIR);
+		mcf->snap = snap;
+		return;
+	}
+	if (time_before64(get_jiffies_64(), READ_ONCE(MC_I(inode)->dir_toobig)))
+		return;
+	mc_dirsnap_peek(dentry, &expired);
+	mcf->snap = mc_dir_build(file, expired);
+}
+
+/* Emit the entries of @snap from position ctx->pos on. */
+static int mc_dir_emit(struct mc_dirsnap *snap, struct dir_context *ctx)
+{
+	loff_t i;
+
+	for (i = ctx->pos; i >= 0 && i < snap->nr; i++) {
+		const struct mc_dirent *e = snap->ents[i];
+
+		if (!dir_emit(ctx, e->name, e->len, e->ino, e->type))
+			break;
+		ctx->pos = i + 1;
+	}
+	return 0;
+}
 
 static int mc_iterate_shared(struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file_inode(file);
-	struct file *lower = mc_file_lower(file);
+	struct mc_file *mcf = MC_F(file);
+	struct file *lower;
 	int err;
 
+	if (ctx->pos == 0)
+		mc_dir_select(file);
+	if (mcf->snap)
+		return mc_dir_emit(mcf->snap, ctx);
+
+	lower = mc_file_lower_get(file);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	set_bit(MC_FILE_ITERATED, &mcf->flags);
 	/*
 	 * iterate_dir() starts the lower at its own f_pos: give it ours
 	 * (ctx->pos is the upper f_pos).  It leaves ctx->pos == the lower
@@ -31,14 +492,47 @@ static int mc_iterate_shared(struct file *file, struct dir_context *ctx)
 	return err;
 }
 
-/* Seek the lower directory: its cookies and its rules (no inode lock). */
+/*
+ * Seek: in a listing, a position is an index (SEEK_SET, SEEK_CUR); the
+ * rest is the lower directory's business, its cookies and its rules (no
+ * inode lock).  Serialized with readdir by f_pos_lock.
+ */
 static loff_t mc_dir_llseek(struct file *file, loff_t offset, int whence)
 {
-	return mc_llseek_lower(file, offset, whence);
+	struct mc_file *mcf = MC_F(file);
+	loff_t pos;
+
+	if (!mcf->snap || (whence != SEEK_SET && whence != SEEK_CUR))
+		return mc_llseek_lower(file, offset, whence);
+	pos = whence == SEEK_CUR ? file->f_pos + offset : offset;
+	if (pos < 0)
+		return -EINVAL;
+	file->f_pos = pos;
+	return pos;
+}
+
+/*
+ * ->open: a directory whose listing is fresh is not opened below (see the
+ * top of this file); others are, as files are.
+ */
+static int mc_dir_open(struct inode *inode, struct file *file)
+{
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_file *mcf;
+	bool expired;
+
+	if (!mc_dirsnap_peek(file->f_path.dentry, &expired))
+		return mc_open(inode, file);
+	mcf = mc_file_alloc();
+	if (!mcf)
+		return -ENOMEM;
+	file->private_data = mcf;
+	mc_avoided(sbi, MC_OP_OPEN);
+	return 0;
 }
 
 const struct file_operations mc_dir_fops = {
-	.open		= mc_open,
+	.open		= mc_dir_open,
 	.release	= mc_release,
 	.llseek		= mc_dir_llseek,
 	.read		= generic_read_dir,

@@ -4,7 +4,14 @@
  * with directories (open, release, fsync, flush, locks, ioctl).
  *
  * An open upper file holds one open lower file (struct mc_file), opened
- * with the caller's credentials, and every operation is done on it.
+ * with the caller's credentials, and every operation is done on it.  A
+ * directory whose listing is cached may be opened without it: it is opened
+ * on first need (mc_file_lower_get(), dir.c).
+ *
+ * Attribute cache: whatever may change the size or times through a file
+ * (write, truncate, fallocate, fsync, close after a write, a shared
+ * writable mapping, an ioctl) drops the inode's cached attributes, so the
+ * next stat asks the lower.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
@@ -85,7 +92,7 @@ int mc_open(struct inode *inode, struct file *file)
 	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
 	if (err)
 		goto out_free;
-	lower_file = mc_lower_open(sbi, &lower_path, flags);
+	lower_file = mc_lower_open(sbi, &lower_path, flags, current_cred());
 	mc_put_lower_path(&lower_path);
 	if (IS_ERR(lower_file)) {
 		err = PTR_ERR(lower_file);
@@ -94,13 +101,57 @@ int mc_open(struct inode *inode, struct file *file)
 
 	mcf->lower = lower_file;
 	mc_file_opened(file, mcf);
-	/* NFS revalidates on open (close-to-open): pick that up. */
+	/*
+	 * NFS revalidates on open (close-to-open): pick that up; cached
+	 * attributes that no longer match the lower inode are not used
+	 * (cache.c).  A truncating open changed them.
+	 */
+	if (flags & O_TRUNC)
+		mc_attr_invalidate(inode);
 	mc_copy_attr(inode);
 	return 0;
 
 out_free:
 	mc_file_free(mcf);
 	return err;
+}
+
+/**
+ * mc_file_lower_get() - the lower file of an upper file, opened if need be
+ * @file: the upper file
+ *
+ * A directory opened while its listing was cached has no lower file yet:
+ * open it now, with the credentials and flags of the upper open.  Two
+ * callers racing both open one; the first to install it wins.
+ *
+ * Return: the lower file (valid until the upper file's release) or an
+ * ERR_PTR.
+ */
+struct file *mc_file_lower_get(struct file *file)
+{
+	struct mc_sb_info *sbi = MC_SB(file_inode(file)->i_sb);
+	struct mc_file *mcf = MC_F(file);
+	struct file *lower = READ_ONCE(mcf->lower), *old;
+	struct path lower_path;
+	int err;
+
+	if (likely(lower))
+		return lower;
+	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
+	if (err)
+		return ERR_PTR(err);
+	lower = mc_lower_open(sbi, &lower_path,
+			      file->f_flags & ~MC_OPEN_DROP_FLAGS,
+			      file->f_cred);
+	mc_put_lower_path(&lower_path);
+	if (IS_ERR(lower))
+		return lower;
+	old = cmpxchg(&mcf->lower, NULL, lower);
+	if (old) {
+		mc_lower_release(sbi, lower);
+		return old;
+	}
+	return lower;
 }
 
 /**
@@ -131,9 +182,18 @@ int mc_open_prepared(struct inode *inode, struct file *file)
  */
 int mc_release(struct inode *inode, struct file *file)
 {
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf = MC_F(file);
 
-	mc_lower_release(MC_SB(inode->i_sb), mcf->lower);
+	if (mcf->lower)
+		mc_lower_release(sbi, mcf->lower);
+	else
+		mc_avoided(sbi, MC_OP_RELEASE);
+	if (mcf->snap)
+		mc_dirsnap_put(mcf->snap);
+	/* The lower flushed at close: its size and times may have moved. */
+	if (file->f_mode & FMODE_WRITE)
+		mc_attr_invalidate(inode);
 	mc_file_free(mcf);
 	return 0;
 }
@@ -205,6 +265,7 @@ static ssize_t mc_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 	/* The lower write removes suid/sgid and privileges itself. */
 	ret = mc_lower_write(MC_SB(inode->i_sb), mc_file_lower(file), iter,
 			     &iocb->ki_pos, mc_iocb_to_rwf(iocb->ki_flags));
+	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);	/* size, times, mode */
 	return ret;
 }
@@ -227,6 +288,7 @@ static ssize_t mc_splice_write(struct pipe_inode_info *pipe, struct file *out,
 		return ret;
 	ret = mc_lower_splice_write(MC_SB(inode->i_sb), pipe,
 				    mc_file_lower(out), ppos, len, flags);
+	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);
 	return ret;
 }
@@ -235,6 +297,10 @@ static int mc_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	if (WARN_ON_ONCE(file != vma->vm_file))
 		return -EIO;
+	/* Writes through it bypass us: see mc_attr_bypass() in cache.c. */
+	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
+	    (VM_SHARED | VM_MAYWRITE))
+		mc_attr_invalidate(file_inode(file));
 	return mc_lower_mmap(MC_SB(file_inode(file)->i_sb),
 			     mc_file_lower(file), vma);
 }
@@ -252,9 +318,11 @@ static int mc_mmap(struct file *file, struct vm_area_struct *vma)
  */
 loff_t mc_llseek_lower(struct file *file, loff_t offset, int whence)
 {
-	struct file *lower = mc_file_lower(file);
+	struct file *lower = mc_file_lower_get(file);
 	loff_t ret;
 
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	lower->f_pos = file->f_pos;
 	ret = mc_lower_llseek(MC_SB(file_inode(file)->i_sb), lower, offset,
 			      whence);
@@ -285,8 +353,15 @@ static loff_t mc_file_llseek(struct file *file, loff_t offset, int whence)
  */
 int mc_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
-	return mc_lower_fsync(MC_SB(file_inode(file)->i_sb),
-			      mc_file_lower(file), start, end, datasync);
+	struct file *lower = mc_file_lower_get(file);
+	int err;
+
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	err = mc_lower_fsync(MC_SB(file_inode(file)->i_sb), lower, start, end,
+			     datasync);
+	mc_attr_invalidate(file_inode(file));
+	return err;
 }
 
 static long mc_fallocate(struct file *file, int mode, loff_t offset,
@@ -297,6 +372,7 @@ static long mc_fallocate(struct file *file, int mode, loff_t offset,
 
 	ret = mc_lower_fallocate(MC_SB(inode->i_sb), mc_file_lower(file), mode,
 				 offset, len);
+	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);
 	return ret;
 }
@@ -321,8 +397,16 @@ static int mc_fadvise(struct file *file, loff_t offset, loff_t len,
  */
 int mc_flush(struct file *file, fl_owner_t id)
 {
-	return mc_lower_flush(MC_SB(file_inode(file)->i_sb),
-			      mc_file_lower(file), id);
+	struct file *lower = mc_file_lower(file);
+	int err;
+
+	/* A directory never opened below has nothing to flush, no locks. */
+	if (!lower)
+		return 0;
+	err = mc_lower_flush(MC_SB(file_inode(file)->i_sb), lower, id);
+	if (file->f_mode & FMODE_WRITE)
+		mc_attr_invalidate(file_inode(file));
+	return err;
 }
 
 /**
@@ -344,10 +428,12 @@ int mc_flush(struct file *file, fl_owner_t id)
 int mc_lock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct mc_file *mcf = MC_F(file);
-	struct file *lower = mcf->lower;
+	struct file *lower = mc_file_lower_get(file);
 	fl_owner_t owner = fl->fl_owner;
 	int err;
 
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	/* Deferred close must never keep this lower file open. */
 	if (cmd != F_GETLK && fl->fl_type != F_UNLCK)
 		set_bit(MC_FILE_HAS_LOCKS, &mcf->flags);
@@ -376,10 +462,12 @@ int mc_lock(struct file *file, int cmd, struct file_lock *fl)
 int mc_flock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct mc_file *mcf = MC_F(file);
-	struct file *lower = mcf->lower;
+	struct file *lower = mc_file_lower_get(file);
 	fl_owner_t owner = fl->fl_owner;
 	int err;
 
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
 	if (fl->fl_type != F_UNLCK)
 		set_bit(MC_FILE_HAS_LOCKS, &mcf->flags);
 
@@ -402,10 +490,15 @@ int mc_flock(struct file *file, int cmd, struct file_lock *fl)
 long mc_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct inode *inode = file_inode(file);
+	struct file *lower = mc_file_lower_get(file);
 	long ret;
 
-	ret = mc_lower_ioctl(MC_SB(inode->i_sb), mc_file_lower(file), cmd, arg);
-	mc_copy_attr(inode);	/* e.g. FS_IOC_SETFLAGS handled by the lower */
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	ret = mc_lower_ioctl(MC_SB(inode->i_sb), lower, cmd, arg);
+	/* e.g. FS_IOC_SETFLAGS handled by the lower */
+	mc_attr_invalidate(inode);
+	mc_copy_attr(inode);
 	return ret;
 }
 
@@ -420,10 +513,13 @@ long mc_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct inode *inode = file_inode(file);
+	struct file *lower = mc_file_lower_get(file);
 	long ret;
 
-	ret = mc_lower_compat_ioctl(MC_SB(inode->i_sb), mc_file_lower(file),
-				    cmd, arg);
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+	ret = mc_lower_compat_ioctl(MC_SB(inode->i_sb), lower, cmd, arg);
+	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);
 	return ret;
 }

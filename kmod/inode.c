@@ -18,7 +18,15 @@
  * upper parent lock, and taking no extra reference keeps NFS from
  * silly-renaming an unlinked file that only we were holding.  Our lookup
  * ran without the lower parent lock, so mc_get_child() checks, under it,
- * that the lower child still is what the upper dentry says.
+ * that the lower child still is what the upper dentry says; it also finds
+ * the lower child of a detached upper dentry (namei.c).
+ *
+ * Caches: a successful operation leaves the caches as fresh as the lower:
+ * new names get a positive entry (mc_instantiate()), removed ones a
+ * negative entry, the renamed dentry a positive one; the attributes of
+ * every inode involved and the listing and attributes of every directory
+ * involved are dropped (mc_attr_invalidate(), mc_dir_changed()): the next
+ * stat asks the lower, which knows the new times and link counts.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
@@ -168,43 +176,103 @@ struct inode *mc_iget(struct super_block *sb, struct inode *lower)
 void mc_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
+	mc_inode_cache_evict(inode);
 	clear_inode(inode);
 	iput(mc_inode_lower(inode));
 }
 
 /* Attributes */
 
+/*
+ * The lower's answers to MAY_READ/MAY_EXEC checks are cached with the
+ * attributes (cache.c: one caller identity per inode, attr_ttl): a cached
+ * path walk makes no permission call into the lower.  Also in RCU-walk
+ * (MAY_NOT_BLOCK): the lower answers -ECHILD when it must block (NFS going
+ * to the server), which is not cached.
+ */
 static int mc_permission(struct user_namespace *mnt_userns,
 			 struct inode *inode, int mask)
 {
-	/*
-	 * Also in RCU-walk (MAY_NOT_BLOCK): the lower answers -ECHILD when it
-	 * must block (NFS going to the server).
-	 */
-	return mc_lower_permission(MC_SB(inode->i_sb),
-				   READ_ONCE(MC_I(inode)->lower), mask);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	u32 gen;
+	int err;
+
+	if (mc_perm_get(inode, mask, &err)) {
+		mc_avoided(sbi, MC_OP_PERMISSION);
+		return err;
+	}
+	gen = mc_perm_begin(inode);
+	err = mc_lower_permission(sbi, READ_ONCE(MC_I(inode)->lower), mask);
+	mc_perm_store(inode, mask, err, gen);
+	return err;
 }
 
+/* Did a refresh of expired attributes find them unchanged? */
+static bool mc_attr_unchanged(const struct mc_attr *old,
+			      const struct kstat *stat)
+{
+	return old->ino == stat->ino && old->size == stat->size &&
+	       old->blocks == stat->blocks && old->nlink == stat->nlink &&
+	       old->mode == stat->mode && uid_eq(old->uid, stat->uid) &&
+	       gid_eq(old->gid, stat->gid) &&
+	       timespec64_equal(&old->mtime, &stat->mtime) &&
+	       timespec64_equal(&old->ctime, &stat->ctime);
+}
+
+/*
+ * ->getattr: from the attribute cache when it is fresh (AT_STATX_DONT_SYNC:
+ * whatever is cached), else from the lower, whose answer is cached unless
+ * it was AT_STATX_DONT_SYNC's (that may be older than the lower's own
+ * timeout).  AT_STATX_FORCE_SYNC always asks the lower.  The attributes are
+ * the lower's but for the device: ours; the inode number is the lower's,
+ * as readdir reports it.
+ */
 static int mc_getattr(struct user_namespace *mnt_userns,
 		      const struct path *path, struct kstat *stat,
 		      u32 request_mask, unsigned int flags)
 {
 	struct dentry *dentry = path->dentry;
+	struct inode *inode = d_inode(dentry);
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
+	unsigned int sync = flags & AT_STATX_SYNC_TYPE;
 	struct path lower_path;
+	struct mc_attr old;
+	u32 mask, gen;
 	int err;
 
+	if (sync != AT_STATX_FORCE_SYNC &&
+	    mc_attr_get(dentry, stat, request_mask,
+			sync == AT_STATX_DONT_SYNC, &old)) {
+		stat->dev = dentry->d_sb->s_dev;
+		mc_count_hit(sbi, MC_CACHE_ATTR);
+		mc_avoided(sbi, MC_OP_GETATTR);
+		return 0;
+	}
+	if (sync == AT_STATX_FORCE_SYNC)
+		old.result_mask = 0;
+
+	mask = mc_attr_ask(sbi, request_mask);
+	gen = mc_attr_gen(inode);
 	err = mc_get_lower_path(dentry, &lower_path);
 	if (err)
 		return err;
-	err = mc_lower_getattr(MC_SB(dentry->d_sb), &lower_path, stat,
-			       request_mask, flags);
+	err = mc_lower_getattr(sbi, &lower_path, stat, mask, flags);
 	mc_put_lower_path(&lower_path);
 	if (err)
 		return err;
 
-	/* Our device, the lower inode number (as readdir reports it). */
+	mc_count_miss(sbi, MC_CACHE_ATTR);
+	if (old.result_mask) {
+		if (mc_attr_unchanged(&old, stat))
+			mc_count_renewed(sbi, MC_CACHE_ATTR);
+		else
+			mc_count_expired(sbi, MC_CACHE_ATTR);
+	}
+	if (sync != AT_STATX_DONT_SYNC)
+		mc_attr_store(dentry, inode, stat, mask, gen);
+	mc_attr_answered(sbi, stat, mask, request_mask);
 	stat->dev = dentry->d_sb->s_dev;
-	mc_copy_attr(d_inode(dentry));
+	mc_copy_attr(inode);
 	return 0;
 }
 
@@ -237,6 +305,8 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 			       &lower_ia);
 	mc_put_lower_path(&lower_path);
 	/* Also on failure: part of the change may have been made. */
+	mc_attr_invalidate(d_inode(dentry));
+	mc_perm_invalidate(d_inode(dentry));
 	mc_copy_attr(d_inode(dentry));
 	return err;
 }
@@ -244,18 +314,27 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 static const char *mc_get_link(struct dentry *dentry, struct inode *inode,
 			       struct delayed_call *done)
 {
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct path lower_path;
 	const char *link;
 	int err;
 
+	/* Also in RCU-walk: a path through a cached symlink asks nothing. */
+	link = mc_link_get(inode, dentry, done);
+	if (link) {
+		mc_avoided(sbi, MC_OP_OTHER);
+		return link;
+	}
 	if (!dentry)
 		return ERR_PTR(-ECHILD);	/* RCU-walk */
 	err = mc_get_lower_path(dentry, &lower_path);
 	if (err)
 		return ERR_PTR(err);
 	/* @done keeps what the link needs; the lower inode is ours anyway. */
-	link = mc_lower_get_link(MC_SB(inode->i_sb), lower_path.dentry, done);
+	link = mc_lower_get_link(sbi, lower_path.dentry, done);
 	mc_put_lower_path(&lower_path);
+	if (!IS_ERR(link))
+		mc_link_store(inode, dentry, link);
 	return link;
 }
 
@@ -290,6 +369,7 @@ static int mc_fileattr_set(struct user_namespace *mnt_userns,
 		return err;
 	err = mc_lower_fileattr_set(MC_SB(dentry->d_sb), lower_path.dentry, fa);
 	mc_put_lower_path(&lower_path);
+	mc_attr_invalidate(d_inode(dentry));
 	mc_copy_attr(d_inode(dentry));
 	return err;
 }
@@ -347,10 +427,30 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 
 	child->lower = lower;
 	child->ref = NULL;
-	if (lower->d_parent == lower_dir && !d_unhashed(lower) &&
-	    mc_lower_name_eq(lower_dir, lower, &dentry->d_name) &&
-	    mc_same_object(dentry, lower))
-		return 0;
+	if (lower) {
+		if (lower->d_parent == lower_dir && !d_unhashed(lower) &&
+		    mc_lower_name_eq(lower_dir, lower, &dentry->d_name) &&
+		    mc_same_object(dentry, lower))
+			return 0;
+	} else if (d_really_is_positive(dentry)) {
+		/*
+		 * Detached (namei.c): find it in the lower dcache, without
+		 * a call into the lower.  Our reference is the only one we
+		 * add: the caller decides whether the upper dentry is busy.
+		 */
+		struct qstr name = QSTR_INIT(dentry->d_name.name,
+					     dentry->d_name.len);
+
+		fresh = d_hash_and_lookup(lower_dir, &name);
+		if (!IS_ERR_OR_NULL(fresh) && !d_unhashed(fresh) &&
+		    mc_same_object(dentry, fresh)) {
+			child->lower = fresh;
+			child->ref = fresh;
+			return 0;
+		}
+		if (!IS_ERR_OR_NULL(fresh))
+			dput(fresh);
+	}
 
 	fresh = mc_lower_lookup_locked(MC_SB(dentry->d_sb), lower_dir,
 				       &dentry->d_name);
@@ -444,6 +544,7 @@ static int mc_instantiate(struct dentry *dentry, struct dentry *lower_dir,
 		}
 	}
 	d_instantiate(dentry, inode);
+	mc_entry_set(dentry, MC_DS_POS);
 	return 0;
 }
 
@@ -494,6 +595,7 @@ static int mc_create_object(struct inode *dir, struct dentry *dentry,
 		goto out_unlock;
 
 	err = mc_instantiate(dentry, lower_dir, child.lower);
+	mc_dir_changed(dir);
 	mc_copy_attr(dir);
 out_unlock:
 	inode_unlock(lower_dir_inode);
@@ -539,23 +641,30 @@ static int mc_link(struct dentry *old_dentry, struct inode *dir,
 		   struct dentry *new_dentry)
 {
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
-	struct dentry *lower_old = mc_dentry_lower(old_dentry);
 	struct dentry *lower_dir = mc_dentry_lower(new_dentry->d_parent);
+	struct path lower_old;
 	struct mc_child child;
 	int err;
 
-	err = mc_lower_want_write(sbi);
+	/* Before any lower lock: re-attaching may look the source up. */
+	err = mc_get_lower_path(old_dentry, &lower_old);
 	if (err)
 		return err;
+	err = mc_lower_want_write(sbi);
+	if (err)
+		goto out_put;
 	err = mc_lock_child(lower_dir, new_dentry, MC_WANT_NEW, &child);
 	if (err)
 		goto out_drop_write;
 
 	/* A vanished source: vfs_link() says -ENOENT (or the server -ESTALE). */
-	err = mc_lower_link(sbi, lower_old, d_inode(lower_dir), child.lower);
+	err = mc_lower_link(sbi, lower_old.dentry, d_inode(lower_dir),
+			    child.lower);
 	if (err)
 		goto out_unlock;
 	err = mc_instantiate(new_dentry, lower_dir, child.lower);
+	mc_attr_invalidate(d_inode(old_dentry));
+	mc_dir_changed(dir);
 	mc_copy_attr(d_inode(old_dentry));
 	mc_copy_attr(dir);
 out_unlock:
@@ -563,6 +672,8 @@ out_unlock:
 	mc_put_child(&child);
 out_drop_write:
 	mc_lower_drop_write(sbi);
+out_put:
+	mc_put_lower_path(&lower_old);
 	return err;
 }
 
@@ -582,6 +693,38 @@ static int mc_unlink_silly(struct dentry *dentry, struct dentry *lower)
 	return 0;
 }
 
+/*
+ * After a successful lower unlink of @child.  The VFS then makes @dentry
+ * negative if nobody else uses it, or unhashes it.
+ *  - Silly-renamed (still positive, called .nfsXXXX), or we worked on a
+ *    re-looked-up lower dentry of an attached upper one: do not let our
+ *    dentry become a negative one over its old lower dentry: drop it.
+ *  - A detached upper dentry that nobody else uses takes the now negative
+ *    lower dentry, and becomes a negative entry.
+ *  - Otherwise it becomes a negative entry over its own lower dentry, if
+ *    nobody else uses it.
+ */
+static void mc_unlink_done(struct dentry *dentry, struct mc_child *child)
+{
+	bool alone = d_count(dentry) == 1;
+
+	if (child->lower->d_flags & DCACHE_NFSFS_RENAMED) {
+		d_drop(dentry);
+	} else if (child->ref) {
+		if (alone && !mc_dentry_lower(dentry) &&
+		    d_really_is_negative(child->lower)) {
+			mc_dentry_attach(dentry, child->lower);
+			mc_entry_set(dentry, MC_DS_NEG);
+		} else {
+			d_drop(dentry);
+		}
+	} else if (alone) {
+		mc_entry_set(dentry, MC_DS_NEG);
+	} else {
+		mc_entry_clear(dentry);
+	}
+}
+
 static int mc_unlink(struct inode *dir, struct dentry *dentry)
 {
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
@@ -590,6 +733,7 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	struct mc_child child;
 	int err;
 
+	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
 		return err;
@@ -616,22 +760,25 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	 * every unlink, and turned any -EBUSY on a silly-renamed dentry into
 	 * success.  We pass -EBUSY on only while the .nfsXXXX file is in use,
 	 * as NFS does without us, see mc_unlink_silly().
+	 *
+	 * A detached upper dentry (namei.c) holds no lower reference: when
+	 * others use it, it takes one now, which stays as long as the upper
+	 * dentry lives, as an attached one's would.
 	 */
 	if (unlikely(child.lower->d_flags & DCACHE_NFSFS_RENAMED)) {
 		err = mc_unlink_silly(dentry, child.lower);
 		goto out_unlock;
 	}
-	if (d_count(dentry) > 1)
+	if (d_count(dentry) > 1) {
+		if (!mc_dentry_lower(dentry))
+			mc_dentry_attach(dentry, child.lower);
 		held = dget(child.lower);
+	}
 	err = mc_lower_unlink(sbi, d_inode(lower_dir), child.lower);
-	/*
-	 * Silly-renamed now (still positive, called .nfsXXXX), or we worked
-	 * on a re-looked-up lower dentry: do not let our dentry become a
-	 * negative one over its old lower dentry.
-	 */
-	if (!err && (child.ref ||
-		     (child.lower->d_flags & DCACHE_NFSFS_RENAMED)))
-		d_drop(dentry);
+	if (!err)
+		mc_unlink_done(dentry, &child);
+	mc_attr_invalidate(d_inode(dentry));
+	mc_dir_changed(dir);
 	mc_copy_attr(d_inode(dentry));
 	mc_copy_attr(dir);
 out_unlock:
@@ -667,6 +814,20 @@ static int mc_rmdir(struct inode *dir, struct dentry *dentry)
 	 */
 	held = dget(child.lower);
 	err = mc_lower_rmdir(sbi, d_inode(lower_dir), child.lower);
+	if (!err) {
+		/*
+		 * The VFS makes it negative if nobody else uses it: a
+		 * negative entry, which ->d_delete detaches from the dead
+		 * lower directory.
+		 */
+		if (d_count(dentry) == 1)
+			mc_entry_set(dentry, MC_DS_NEG);
+		else
+			mc_entry_clear(dentry);
+		mc_dir_invalidate(d_inode(dentry));
+	}
+	mc_attr_invalidate(d_inode(dentry));
+	mc_dir_changed(dir);
 	mc_copy_attr(d_inode(dentry));
 	mc_copy_attr(dir);
 	inode_unlock(d_inode(lower_dir));
@@ -675,6 +836,40 @@ static int mc_rmdir(struct inode *dir, struct dentry *dentry)
 out_drop_write:
 	mc_lower_drop_write(sbi);
 	return err;
+}
+
+/*
+ * After a successful lower rename, before the VFS moves the dentries: the
+ * moved dentry (both, for an exchange) is a fresh positive entry under its
+ * new name; an overwritten target is forgotten (the VFS unhashes it).  The
+ * old name gets no negative entry: the VFS moves the dentry after we
+ * return, and it cannot be done here instead (FS_RENAME_DOES_D_MOVE would
+ * need d_exchange(), which modules cannot call); its next lookup asks the
+ * lower.  A moved directory's listing has a new "..".
+ */
+static void mc_rename_done(struct inode *old_dir, struct dentry *old_dentry,
+			   struct inode *new_dir, struct dentry *new_dentry,
+			   unsigned int flags)
+{
+	struct inode *moved = d_inode(old_dentry);
+	struct inode *target = d_inode(new_dentry);
+
+	mc_dir_changed(old_dir);
+	if (new_dir != old_dir)
+		mc_dir_changed(new_dir);
+	mc_attr_invalidate(moved);
+	if (S_ISDIR(moved->i_mode))
+		mc_dir_invalidate(moved);
+	if (target) {
+		mc_attr_invalidate(target);
+		if (S_ISDIR(target->i_mode))
+			mc_dir_invalidate(target);
+	}
+	mc_entry_set(old_dentry, MC_DS_POS);
+	if (flags & RENAME_EXCHANGE)
+		mc_entry_set(new_dentry, MC_DS_POS);
+	else
+		mc_entry_clear(new_dentry);
 }
 
 static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
@@ -689,6 +884,7 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	struct dentry *trap;
 	int err;
 
+	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
 		return err;
@@ -714,10 +910,15 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 		goto out_unlock;
 
 	/* An overwritten target in use must look in use below: mc_unlink(). */
-	if (d_really_is_positive(new_dentry) && d_count(new_dentry) > 2)
+	if (d_really_is_positive(new_dentry) && d_count(new_dentry) > 2) {
+		if (!mc_dentry_lower(new_dentry))
+			mc_dentry_attach(new_dentry, new.lower);
 		held = dget(new.lower);	/* vfs_rename() holds one too */
+	}
 	err = mc_lower_rename(sbi, d_inode(lower_old_dir), old.lower,
 			      d_inode(lower_new_dir), new.lower, flags);
+	if (!err)
+		mc_rename_done(old_dir, old_dentry, new_dir, new_dentry, flags);
 	mc_copy_attr(old_dir);
 	if (new_dir != old_dir)
 		mc_copy_attr(new_dir);
@@ -782,6 +983,7 @@ static int mc_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
 	 */
 	set_nlink(inode, 1);
 	d_tmpfile(file, inode);
+	mc_attr_invalidate(dir);
 
 	mcf->lower = lower_file;
 	file->private_data = mcf;

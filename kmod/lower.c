@@ -7,8 +7,10 @@
  * wrappers below, and nothing else in the module calls them directly.  Each
  * wrapper:
  *  - counts the call and its latency in the mount's per-cpu statistics;
- *  - is where the caches (lookup, negative lookup, attributes, readdir,
- *    deferred close) will hook in, and where fault injection will go.
+ *  - is where deferred close and fault injection will hook in.
+ * The metadata caches sit in front of these wrappers (cache.c, namei.c,
+ * inode.c, dir.c): a cache hit makes no call here and counts the call it
+ * saved as "avoided" (mc_avoided()).
  *
  * Wrappers run with the caller's credentials (we never override them: the
  * lower file system must see, and check permissions for, the real user) and
@@ -105,11 +107,13 @@ void mc_stats_read(const struct mc_sb_info *sbi, enum mc_op op,
 	int cpu;
 
 	sum->calls = 0;
+	sum->avoided = 0;
 	sum->total_ns = 0;
 	for_each_possible_cpu(cpu) {
 		const struct mc_op_stats *s = &per_cpu_ptr(sbi->stats, cpu)->op[op];
 
 		sum->calls += s->calls;
+		sum->avoided += s->avoided;
 		sum->total_ns += s->total_ns;
 	}
 }
@@ -255,7 +259,7 @@ struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
  * mc_lower_revalidate() - ask the lower file system if a dentry is valid
  * @sbi: the mount
  * @lower: the lower dentry, referenced
- * @flags: the LOOKUP_* flags the VFS gave us (never LOOKUP_RCU for now)
+ * @flags: the LOOKUP_* flags the VFS gave us (never LOOKUP_RCU)
  *
  * Return: 1 if valid (or the lower has no d_revalidate), 0 if not, or a
  * negative errno.
@@ -649,18 +653,21 @@ out:
  * @sbi: the mount
  * @lower_path: the lower object
  * @flags: open flags, without the creation ones
+ * @cred: the credentials of the upper open (the caller's, or the upper
+ *	  file's f_cred when a directory's lower file is opened later)
  *
  * Deferred close will hook in here (reuse of a lower file kept open).
  *
  * Return: the open lower file (mc_lower_release() it) or an ERR_PTR.
  */
 struct file *mc_lower_open(struct mc_sb_info *sbi,
-			   const struct path *lower_path, int flags)
+			   const struct path *lower_path, int flags,
+			   const struct cred *cred)
 {
 	u64 start = mc_op_begin();
 	struct file *file;
 
-	file = dentry_open(lower_path, flags, current_cred());
+	file = dentry_open(lower_path, flags, cred);
 	mc_op_end(sbi, MC_OP_OPEN, start);
 	pr_debug("open %pd 0%o: %d\n", lower_path->dentry, flags,
 		 PTR_ERR_OR_ZERO(file));

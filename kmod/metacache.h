@@ -7,25 +7,50 @@
  * Object model: every upper (metacache) object maps to exactly one lower
  * object of the directory we are mounted on:
  *
- *	super_block	-> struct mc_sb_info:	 lower root path, stats, tunables
+ *	super_block	-> struct mc_sb_info:	 lower root path, stats, tunables,
+ *						 the cache lists (cache.c)
  *	inode		-> struct mc_inode_info: the lower inode (one upper inode
- *						 per lower inode, hard links share)
- *	dentry		-> struct mc_dentry:	 the lower dentry, maybe negative
- *	file		-> struct mc_file:	 the open lower file
+ *						 per lower inode, hard links
+ *						 share), cached attributes and
+ *						 permission, a directory's
+ *						 cached listing
+ *	dentry		-> struct mc_dentry:	 the lower dentry, maybe negative,
+ *						 maybe detached (see namei.c);
+ *						 the entry's deadline
+ *	file		-> struct mc_file:	 the open lower file (opened lazily
+ *						 for directories), a directory's
+ *						 listing snapshot
  *
- * Every call into the lower file system goes through lower.c.
+ * Every call into the lower file system goes through lower.c.  The caches
+ * and their coherence model are described in Documentation/coherence.md;
+ * the shared machinery (lists, limits, expiry, shrinker, flush, counters)
+ * is in cache.c.
+ *
+ * Lock order (outer first; each lock's rules are next to it):
+ *	upper i_rwsem -> lower i_rwsem			(the VFS, then us)
+ *	mc_sb_info::cache_lock -> dentry::d_lock -> mc_dentry::lock
+ *	dentry::d_lock -> mc_dentry::lock		(->d_delete)
+ *	mc_inode_info::attr_lock, ::perm_lock		(leaves: nothing nests)
  */
 #ifndef _METACACHE_H
 #define _METACACHE_H
 
 #include <linux/compiler.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/seqlock.h>
+#include <linux/shrinker.h>
 #include <linux/spinlock.h>
+#include <linux/stat.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct fiemap_extent_info;
 struct fileattr;
@@ -100,20 +125,41 @@ enum mc_op {
 	MC_OP_NR
 };
 
+/* The caches, as counted and as named in debugfs. */
+enum mc_cache {
+	MC_CACHE_ENTRY,		/* positive dentries */
+	MC_CACHE_NEG,		/* negative dentries */
+	MC_CACHE_ATTR,		/* attributes (and permission results) */
+	MC_CACHE_DIR,		/* directory listings */
+	MC_CACHE_NR
+};
+
 /*
  * struct mc_op_stats - what one CPU saw of one operation.
  *
- * Only ever modified by its own CPU with preemption disabled; readers sum
- * all CPUs without locking and may see a slightly stale total.
+ * Only ever modified by its own CPU (this_cpu_inc() or with preemption
+ * disabled); readers sum all CPUs without locking and may see a slightly
+ * stale total.
  */
 struct mc_op_stats {
 	u64 calls;		/* completed lower calls */
+	u64 avoided;		/* lower calls a cache hit saved */
 	u64 total_ns;		/* sum of their latencies */
 };
 
-/* struct mc_stats - the per-cpu block of a mount, one entry per mc_op. */
+/* struct mc_cache_stats - what one CPU saw of one cache (as mc_op_stats). */
+struct mc_cache_stats {
+	u64 hits;		/* answered from the cache */
+	u64 misses;		/* had to ask the lower */
+	u64 expired;		/* asked the lower after expiry: it changed */
+	u64 renewed;		/* asked the lower after expiry: unchanged */
+	u64 evicted;		/* dropped for a limit, memory or a flush */
+};
+
+/* struct mc_stats - the per-cpu block of a mount. */
 struct mc_stats {
 	struct mc_op_stats op[MC_OP_NR];
+	struct mc_cache_stats cache[MC_CACHE_NR];
 };
 
 /*
@@ -138,6 +184,116 @@ struct mc_sb_info {
 	struct mc_tunables tun;
 	/* /sys/kernel/debug/metacache/<id>; NULL or ERR_PTR if absent. */
 	struct dentry *debugfs_dir;
+
+	/*
+	 * The caches (cache.c).  @cache_lock protects the lists, @nr[] and
+	 * @dir_bytes, mc_dentry::state and ::node, mc_inode_info::snap and
+	 * mc_dirsnap::owner/::lru, and @dying.  Taken in process context
+	 * only, never under a dentry's d_lock (it nests outside it).
+	 */
+	spinlock_t cache_lock;
+	/* mc_dentry::node of cached dentries, oldest first: ENTRY and NEG. */
+	struct list_head lru[2];
+	/* mc_dirsnap::lru of installed listings, oldest first. */
+	struct list_head snaps;
+	/* mc_dentry::node of evicted dentries we hold (unhashed) to dput. */
+	struct list_head dispose;
+	/* Entries per cache (ENTRY, NEG: dentries; DIR: listing entries). */
+	unsigned long nr[MC_CACHE_NR];
+	/* Bytes held by installed listings. */
+	unsigned long dir_bytes;
+	/* Inodes with cached attributes (no lock: atomic). */
+	atomic_long_t nr_attr;
+	/* Set at unmount: no more dentries go to @dispose. */
+	bool dying;
+	/* Lower dentries detached in ->d_delete, to dput (cache.c). */
+	struct llist_head lower_puts;
+	/* Drains @lower_puts and @dispose. */
+	struct work_struct work;
+	/* The expiry pass. */
+	struct delayed_work expire_work;
+	/* Frees cached state under memory pressure. */
+	struct shrinker shrinker;
+	bool shrinker_registered;
+	/* MC_BTIME_*: how the lower answers STATX_BTIME (cache.c). */
+	u8 btime;
+};
+
+/* mc_sb_info::btime, learned from the lower's first getattr answer. */
+#define MC_BTIME_UNKNOWN	0
+#define MC_BTIME_ASKED		1	/* only if asked for (tmpfs), or never */
+#define MC_BTIME_ALWAYS		2	/* whether asked or not (cifs) */
+
+/*
+ * struct mc_attr - the attributes the lower's getattr gave, as in a kstat
+ * (without what is not the object's: dev, mnt_id; and without dio_*, never
+ * cached).
+ */
+struct mc_attr {
+	u64 ino;
+	loff_t size;
+	u64 blocks;
+	u64 attributes;
+	u64 attributes_mask;
+	struct timespec64 atime;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+	struct timespec64 btime;
+	kuid_t uid;
+	kgid_t gid;
+	u32 nlink;
+	u32 blksize;
+	u32 result_mask;
+	dev_t rdev;
+	umode_t mode;
+};
+
+/*
+ * A directory listing, as the lower's readdir gave it (dir.c).  Entries
+ * are packed in page-sized chunks; @ents indexes them: the position of an
+ * entry in a directory file reading from the listing is its index.
+ */
+struct mc_dirent {
+	u64 ino;
+	u16 len;
+	u8 type;
+	char name[];
+};
+
+struct mc_dchunk {
+	struct mc_dchunk *next;
+	u32 used;			/* bytes of @data in use */
+	char data[];
+};
+
+/*
+ * struct mc_dirsnap - a refcounted listing.
+ *
+ * Immutable once built but for @owner and @lru, which are protected by
+ * mc_sb_info::cache_lock: while installed as its directory's cached listing
+ * (mc_inode_info::snap, which holds a reference), @owner is that directory
+ * and @lru is on mc_sb_info::snaps.  Open directory files hold references
+ * of their own.  Freed after an RCU grace period (mc_dirsnap_get() looks it
+ * up under RCU).
+ */
+struct mc_dirsnap {
+	struct kref ref;
+	u32 nr;				/* entries */
+	u64 deadline;			/* jiffies_64 */
+	size_t bytes;			/* memory held */
+	struct mc_inode_info *owner;
+	struct list_head lru;
+	struct rcu_head rcu;
+	struct mc_dchunk *chunks;
+	const struct mc_dirent **ents;
+};
+
+/* A cached symlink target (cache.c). */
+struct mc_link {
+	refcount_t ref;
+	u64 deadline;			/* jiffies_64 */
+	struct rcu_head rcu;
+	char target[];
 };
 
 /*
@@ -147,28 +303,94 @@ struct mc_sb_info {
  * inode cache is keyed by it) and never changes; its reference is dropped
  * in mc_evict_inode().  RCU-walk may still read the pointer of an inode
  * being evicted: the lower inode's memory is freed after a grace period.
+ *
+ * Attribute cache (cache.c, mc_attr_*()): @attr_lock's sequence counter
+ * lets getattr copy @attr without a lock; writers take its spinlock.
+ * @attr_req is the STATX_* mask that was asked of the lower (0: nothing
+ * cached), @attr_deadline the jiffies_64 until which @attr is fresh.  Every
+ * invalidation bumps @attr_gen: a lower getattr that started before it
+ * does not store its (older) result.
+ *
+ * Permission cache: one caller identity (@perm_cred, a counted reference)
+ * and the MAY_READ/MAY_EXEC bits it was granted or refused, valid until
+ * @perm_deadline and while the lower inode's mode and owner are still
+ * @perm_mode, @perm_uid, @perm_gid.  Under @perm_lock, also in RCU-walk.
+ *
+ * Directory listing (dir.c): @snap, RCU-protected, changed under
+ * mc_sb_info::cache_lock; @dir_gen is bumped (also under cache_lock) by
+ * every change of the directory's entries; @dir_toobig (jiffies_64): the
+ * listing was too large to cache, do not try again before.
+ *
+ * Symlink target: @link, RCU-protected and refcounted, replaced with
+ * xchg() (cache.c, mc_link_*()).
  */
 struct mc_inode_info {
 	struct inode *lower;		/* counted reference (igrab) */
+
+	seqlock_t attr_lock;		/* protects @attr_* and @attr */
+	u32 attr_gen;
+	u32 attr_req;
+	u64 attr_deadline;
+	struct mc_attr attr;
+
+	spinlock_t perm_lock;		/* protects @perm_* */
+	u8 perm_granted;		/* MAY_READ | MAY_EXEC bits */
+	u8 perm_denied;
+	umode_t perm_mode;
+	kuid_t perm_uid;
+	kgid_t perm_gid;
+	const struct cred *perm_cred;
+	u64 perm_deadline;
+
+	struct mc_dirsnap __rcu *snap;
+	u32 dir_gen;
+	u64 dir_toobig;
+
+	struct mc_link __rcu *link;	/* a symlink's target, cache.c */
+
 	struct inode vfs_inode;
 };
+
+/* mc_dentry::state: on which list the entry is and what its deadline means */
+#define MC_DS_NONE	0	/* nothing cached */
+#define MC_DS_POS	1	/* on lru[MC_CACHE_ENTRY]: positive, deadline */
+#define MC_DS_NEG	2	/* on lru[MC_CACHE_NEG]: negative, deadline */
+#define MC_DS_DISPOSE	3	/* evicted, on ->dispose: referenced, unhashed */
 
 /*
  * struct mc_dentry - per-dentry data, dentry->d_fsdata.
  *
- * @lower is a counted reference to the lower dentry, possibly negative.  It
- * is replaced only while the upper dentry is negative, by an operation that
- * holds the upper parent's i_rwsem exclusively (creation after the lower fs
- * left its dentry unhashed), always under @lock.  Hence:
- *  - a positive upper dentry's @lower never changes;
- *  - under the upper parent's i_rwsem @lower is stable;
- *  - anyone else must take @lock (see mc_get_lower_path()).
- * Freed after an RCU grace period: RCU-walk may read it.
+ * @lower is a counted reference to the lower dentry, possibly negative, or
+ * NULL: the entry is "detached" (namei.c explains why).  Rules:
+ *  - NULL -> a lower dentry ("attach"): by anyone holding a reference to
+ *    the upper dentry, under @lock (mc_get_lower_path());
+ *  - a lower dentry -> NULL ("detach"): only in ->d_delete, when the last
+ *    reference to a positive non-directory goes, under @lock;
+ *  - a lower dentry -> another: only while the upper dentry is negative,
+ *    by an operation that holds the upper parent's i_rwsem exclusively
+ *    (mc_dentry_set_lower()), under @lock.
+ * Hence, while one holds a reference to the upper dentry, a non-NULL
+ * @lower of a positive one does not change; directories (and the root)
+ * are never detached.  Readers without such a guarantee take @lock.
+ *
+ * @state, @node (and the meaning of @deadline) are protected by
+ * mc_sb_info::cache_lock; RCU-walk reads @state (smp_load_acquire) and
+ * @deadline (READ_ONCE, written before @state) locklessly.  @deadline is
+ * the jiffies_64 until which the entry is fresh.
+ *
+ * Freed after an RCU grace period: RCU-walk may read it.  @node is unused
+ * by then, so it shares memory with @rcu.
  */
 struct mc_dentry {
 	spinlock_t lock;		/* protects @lower, see above */
-	struct dentry *lower;		/* counted reference */
-	struct rcu_head rcu;
+	u8 state;			/* MC_DS_* */
+	struct dentry *lower;		/* counted reference, or NULL */
+	struct dentry *dentry;		/* ours, for the lists */
+	u64 deadline;
+	union {
+		struct list_head node;	/* on an lru[] or ->dispose */
+		struct rcu_head rcu;
+	};
 };
 
 /* Open flags that F_SETFL can change, see setfl() in fs/fcntl.c. */
@@ -176,16 +398,43 @@ struct mc_dentry {
 
 /* Bits of mc_file::flags. */
 #define MC_FILE_HAS_LOCKS	0	/* a lock was delegated to @lower */
+#define MC_FILE_ITERATED	1	/* @lower's readdir position was used */
 
 /*
  * struct mc_file - per-open-file data, file->private_data.
  *
- * @lower is set at open and put at release: it never changes in between.
+ * @lower is set at open and put at release: it never changes in between,
+ * except for a directory, which may be opened without it when its listing
+ * is cached: it is then set once, on first need, with cmpxchg() (use
+ * mc_file_lower_get()).
+ *
+ * @snap: the listing a directory file reads from (dir.c), NULL when it
+ * reads the lower directory.  Changed only by readdir at position 0 and
+ * used by readdir and llseek, all serialized by the file's f_pos_lock.
  */
 struct mc_file {
 	struct file *lower;		/* counted reference */
 	unsigned long flags;		/* MC_FILE_* bits, atomic bitops */
+	struct mc_dirsnap *snap;	/* counted reference */
 };
+
+/*
+ * mc_dentry::state is written (under mc_sb_info::cache_lock) after
+ * ::deadline and read locklessly before it: the release/acquire pair makes
+ * an RCU-walk reader that sees a state also see the deadline that goes
+ * with it.
+ */
+static inline void mc_dstate_set(struct mc_dentry *mcd, u8 state)
+{
+	/* Pairs with mc_dstate(): publishes ::deadline. */
+	smp_store_release(&mcd->state, state);
+}
+
+static inline u8 mc_dstate(const struct mc_dentry *mcd)
+{
+	/* Pairs with mc_dstate_set(). */
+	return smp_load_acquire(&mcd->state);
+}
 
 static inline struct mc_sb_info *MC_SB(const struct super_block *sb)
 {
@@ -226,10 +475,10 @@ static inline bool mc_same_object(const struct dentry *dentry,
 	return d_inode(lower) == mc_inode_lower(d_inode(dentry));
 }
 
-/* The open lower file of an open upper file. */
+/* The open lower file of an open upper file (see mc_file_lower_get()). */
 static inline struct file *mc_file_lower(const struct file *file)
 {
-	return MC_F(file)->lower;
+	return READ_ONCE(MC_F(file)->lower);
 }
 
 /* Tunable accessors: every reader goes through these. */
@@ -273,9 +522,111 @@ static inline u32 mc_max_handles(const struct mc_sb_info *sbi)
 	return READ_ONCE(sbi->tun.max_handles);
 }
 
+/**
+ * mc_ttl() - the lifetime of a cache for an object: the policy hook
+ * @sbi: the mount
+ * @dentry: the dentry concerned, or NULL when only an inode is known (the
+ *	    mount's value applies then)
+ * @which: the cache
+ *
+ * Every cache reads its TTL through here, so that per-directory rules (the
+ * control plane) can be added in this one place.  Called in RCU-walk too:
+ * whatever it consults must be safe under rcu_read_lock() without
+ * references, and must not sleep.
+ *
+ * Return: the TTL in seconds, 0 when the cache is off.
+ */
+static inline u32 mc_ttl(const struct mc_sb_info *sbi,
+			 const struct dentry *dentry, enum mc_cache which)
+{
+	switch (which) {
+	case MC_CACHE_ENTRY:
+		return mc_entry_ttl(sbi);
+	case MC_CACHE_NEG:
+		return mc_neg_ttl(sbi);
+	case MC_CACHE_ATTR:
+		return mc_attr_ttl(sbi);
+	case MC_CACHE_DIR:
+		return mc_dir_ttl(sbi);
+	default:
+		return 0;
+	}
+}
+
+/* A deadline @ttl seconds from now, in jiffies_64. */
+static inline u64 mc_deadline(u32 ttl)
+{
+	return get_jiffies_64() + (u64)ttl * HZ;
+}
+
+/*
+ * Is @deadline still in the future, and no further than the current @ttl
+ * allows (lowering a TTL at run time takes effect at once)?
+ */
+static inline bool mc_fresh(u64 deadline, u32 ttl)
+{
+	u64 now = get_jiffies_64();
+
+	return ttl && time_before64(now, deadline) &&
+	       deadline - now <= (u64)ttl * HZ;
+}
+
+/* Counters (cache.c): lockless, per cpu, also in RCU-walk. */
+#define mc_count_hit(sbi, c)	 this_cpu_inc((sbi)->stats->cache[c].hits)
+#define mc_count_miss(sbi, c)	 this_cpu_inc((sbi)->stats->cache[c].misses)
+#define mc_count_expired(sbi, c) this_cpu_inc((sbi)->stats->cache[c].expired)
+#define mc_count_renewed(sbi, c) this_cpu_inc((sbi)->stats->cache[c].renewed)
+#define mc_count_evicted(sbi, c) this_cpu_inc((sbi)->stats->cache[c].evicted)
+
+/* A cache hit saved a lower call of type @op. */
+static inline void mc_avoided(struct mc_sb_info *sbi, enum mc_op op)
+{
+	this_cpu_inc(sbi->stats->op[op].avoided);
+}
+
 /* main.c */
 extern struct kmem_cache *mc_inode_cachep;
 extern struct kmem_cache *mc_dentry_cachep;
+
+/* cache.c */
+void mc_cache_init(struct mc_sb_info *sbi);
+void mc_cache_start(struct mc_sb_info *sbi);
+void mc_cache_stop(struct mc_sb_info *sbi);
+void mc_cache_destroy(struct mc_sb_info *sbi);
+void mc_cache_apply_limits(struct mc_sb_info *sbi);
+int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree);
+void mc_cache_read(const struct mc_sb_info *sbi, enum mc_cache c,
+		   struct mc_cache_stats *sum, unsigned long *entries,
+		   unsigned long *bytes);
+bool mc_lower_put_defer(struct mc_sb_info *sbi, struct dentry *lower);
+void mc_lower_puts_drain(struct mc_sb_info *sbi);
+void mc_entry_set(struct dentry *dentry, u8 state);
+void mc_entry_clear(struct dentry *dentry);
+bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
+		 bool dont_sync, struct mc_attr *old);
+u32 mc_attr_gen(struct inode *inode);
+u32 mc_attr_ask(struct mc_sb_info *sbi, u32 request_mask);
+void mc_attr_answered(struct mc_sb_info *sbi, struct kstat *stat,
+		      u32 asked, u32 request_mask);
+void mc_attr_store(struct dentry *dentry, struct inode *inode,
+		   const struct kstat *stat, u32 req, u32 gen);
+void mc_attr_invalidate(struct inode *inode);
+bool mc_perm_get(struct inode *inode, int mask, int *err);
+u32 mc_perm_begin(struct inode *inode);
+void mc_perm_store(struct inode *inode, int mask, int err, u32 gen);
+void mc_perm_invalidate(struct inode *inode);
+const char *mc_link_get(struct inode *inode, struct dentry *dentry,
+			struct delayed_call *done);
+void mc_link_store(struct inode *inode, struct dentry *dentry,
+		   const char *target);
+void mc_inode_cache_init(struct mc_inode_info *mi);
+void mc_inode_cache_evict(struct inode *inode);
+void mc_dir_invalidate(struct inode *dir);
+void mc_dir_changed(struct inode *dir);
+u32 mc_dir_gen(struct inode *dir);
+bool mc_dirsnap_install(struct inode *dir, struct mc_dirsnap *snap, u32 gen);
+struct mc_dirsnap *mc_dirsnap_get(struct dentry *dentry);
+bool mc_dirsnap_peek(struct dentry *dentry, bool *expired);
 
 /* super.c */
 extern struct file_system_type mc_fs_type;
@@ -288,7 +639,9 @@ void mc_tunables_store(struct mc_sb_info *sbi, const struct mc_tunables *tun);
 extern const struct dentry_operations mc_dentry_ops;
 int mc_dentry_init(struct dentry *dentry, struct dentry *lower);
 void mc_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
+void mc_dentry_attach(struct dentry *dentry, struct dentry *lower);
 struct dentry *mc_dentry_lower(const struct dentry *dentry);
+struct dentry *mc_lower_find(struct dentry *dentry, struct dentry *lower_dir);
 int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path);
 void mc_put_lower_path(struct path *lower_path);
 struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
@@ -303,6 +656,7 @@ void mc_evict_inode(struct inode *inode);
 extern const struct file_operations mc_file_fops;
 int mc_open(struct inode *inode, struct file *file);
 int mc_open_prepared(struct inode *inode, struct file *file);
+struct file *mc_file_lower_get(struct file *file);
 int mc_release(struct inode *inode, struct file *file);
 struct mc_file *mc_file_alloc(void);
 void mc_file_free(struct mc_file *mcf);
@@ -316,6 +670,7 @@ long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* dir.c */
 extern const struct file_operations mc_dir_fops;
+void mc_dirsnap_put(struct mc_dirsnap *snap);
 
 /* xattr.c */
 extern const struct xattr_handler *mc_xattr_handlers[];
@@ -369,7 +724,8 @@ struct file *mc_lower_tmpfile(struct mc_sb_info *sbi,
 			      const struct path *lower_dir, umode_t mode,
 			      int open_flags);
 struct file *mc_lower_open(struct mc_sb_info *sbi,
-			   const struct path *lower_path, int flags);
+			   const struct path *lower_path, int flags,
+			   const struct cred *cred);
 void mc_lower_release(struct mc_sb_info *sbi, struct file *lower);
 int mc_lower_setfl(struct mc_sb_info *sbi, struct file *lower,
 		   unsigned int flags);

@@ -1,11 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * namei.c - lookup, dentry operations and the upper -> lower dentry mapping.
+ * namei.c - lookup, dentry operations, the upper -> lower dentry mapping,
+ * and the entry caches (positive and negative).
  *
  * Each upper dentry carries a struct mc_dentry holding a reference to the
  * lower dentry of the same name in the lower parent, negative if the name
  * does not exist there.  The rules for reading it are in metacache.h; the
- * helpers below are the only code that touches mc_dentry::lower.
+ * helpers below are the only code that changes mc_dentry::lower.
+ *
+ * Entry cache.  When the lower confirms a name (lookup, revalidation, our
+ * own create/link/rename/unlink, readdir priming), mc_entry_set() gives the
+ * dentry a deadline, now + entry_ttl (neg_ttl for a negative one).  Until
+ * then ->d_revalidate answers "valid" without any call into the lower, also
+ * in RCU-walk: the deadline and the state are read locklessly.  Always asked
+ * of the lower: LOOKUP_REVAL (the VFS's retry after ESTALE) and the intents
+ * that create or replace (LOOKUP_CREATE, which O_CREAT sets, LOOKUP_EXCL,
+ * LOOKUP_RENAME_TARGET), so that a name another client created is never
+ * refused or overwritten because of a stale negative entry, nor opened
+ * without O_CREAT's creation because of a stale positive one.  After the
+ * deadline, the lower's revalidation is asked once: valid renews the
+ * deadline, invalid drops the dentry.  A hit also checks, without a lower
+ * call, what the lower already knows: an attached lower dentry that was
+ * unhashed, silly-renamed or changed object, a lower inode whose last link
+ * went, a negative lower dentry that became positive.
+ *
+ * Detached positive entries.  The entry cache must keep unused positive
+ * dentries, but a cached upper dentry holding its lower dentry would make
+ * the lower dentry look busy to NFS: an unlink (or rename over it) done
+ * directly on the lower, by a local process, would then silly-rename the
+ * file and leave a .nfsXXXX file on the server for as long as we cache the
+ * name.  So when the last reference to a positive non-directory goes,
+ * ->d_delete (under d_lock, where we cannot dput()) detaches the lower
+ * dentry: mc_dentry::lower becomes NULL and the reference is handed to a
+ * work item (mc_lower_put_defer()).  The upper inode keeps its reference to
+ * the lower inode (an inode reference does not make NFS silly-rename), and
+ * getattr is answered from the attribute cache without a lower dentry.
+ * Whoever needs the lower dentry again re-attaches it (mc_get_lower_path(),
+ * the namespace operations in inode.c): it is looked up in the lower dcache
+ * with d_lookup(), which calls nothing in the lower file system, and only
+ * if the lower dcache no longer has it by a real lower lookup; if the name
+ * now names another object, that is -ESTALE (the VFS retries with
+ * LOOKUP_REVAL, which drops our dentry).  While our entry is fresh the
+ * re-attached lower dentry is not revalidated: that is the point of the
+ * cache.  Directories keep their lower dentry (NFS never silly-renames a
+ * directory, and their children need the lower parent), so do the root and
+ * negative dentries; a negative dentry whose lower dentry died (the rmdir
+ * of a directory we still hold) is detached the same way, and revalidated
+ * by a fresh lower lookup once expired.  Namespace operations first drain
+ * the deferred puts (mc_lower_puts_drain()), so that a lower dentry we let
+ * go of does not look busy to their own lower unlink or rename.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
@@ -16,10 +59,14 @@
 
 #include "metacache.h"
 
+/* Intents for which the entry cache is never trusted: see above. */
+#define MC_ASK_LOWER	(LOOKUP_REVAL | LOOKUP_CREATE | LOOKUP_EXCL | \
+			 LOOKUP_RENAME_TARGET)
+
 /**
  * mc_dentry_init() - attach a lower dentry to a new upper dentry
  * @dentry: the upper dentry, without d_fsdata yet
- * @lower: the lower dentry, referenced
+ * @lower: the lower dentry, referenced; or NULL (detached, see above)
  *
  * On success the reference to @lower belongs to @dentry and is dropped by
  * mc_d_release(); on failure it stays with the caller.
@@ -36,6 +83,9 @@ int mc_dentry_init(struct dentry *dentry, struct dentry *lower)
 		return -ENOMEM;
 	spin_lock_init(&mcd->lock);
 	mcd->lower = lower;
+	mcd->dentry = dentry;
+	mcd->state = MC_DS_NONE;
+	INIT_LIST_HEAD(&mcd->node);
 	dentry->d_fsdata = mcd;
 	return 0;
 }
@@ -67,20 +117,93 @@ void mc_dentry_set_lower(struct dentry *dentry, struct dentry *lower)
 }
 
 /**
+ * mc_dentry_attach() - give a detached upper dentry its lower dentry back
+ * @dentry: the upper dentry, referenced by the caller
+ * @lower: the lower dentry, the object @dentry names; a reference is taken
+ *
+ * Does nothing if @dentry has a lower dentry already (someone else attached
+ * it meanwhile: the same object, see mc_lower_find()).
+ */
+void mc_dentry_attach(struct dentry *dentry, struct dentry *lower)
+{
+	struct mc_dentry *mcd = MC_D(dentry);
+	bool done = false;
+
+	spin_lock(&mcd->lock);
+	if (!mcd->lower) {
+		WRITE_ONCE(mcd->lower, dget(lower));
+		done = true;
+	}
+	spin_unlock(&mcd->lock);
+	pr_debug("attach %pd: %d\n", dentry, done);
+}
+
+/**
  * mc_dentry_lower() - borrow the lower dentry of an upper dentry
  * @dentry: the upper dentry, referenced by the caller
  *
  * No reference is taken: the result is valid as long as @dentry is
  * referenced and either @dentry is positive or the caller holds its
- * parent's i_rwsem (see struct mc_dentry).  Namespace operations use this
- * so that they add no reference to the lower dentry: NFS silly-renames an
- * unlinked dentry that has other users.
+ * parent's i_rwsem (see struct mc_dentry).  Never NULL for a directory.
+ * Namespace operations use this for parents, so that they add no reference
+ * to the lower dentry: NFS silly-renames an unlinked dentry that has other
+ * users.
  *
- * Return: the lower dentry.
+ * Return: the lower dentry, or NULL if detached.
  */
 struct dentry *mc_dentry_lower(const struct dentry *dentry)
 {
-	return MC_D(dentry)->lower;
+	return READ_ONCE(MC_D(dentry)->lower);
+}
+
+/**
+ * mc_lower_find() - find the lower dentry of a detached upper dentry
+ * @dentry: the upper dentry, referenced
+ * @lower_dir: its lower parent, if the caller holds its i_rwsem (then the
+ *	       lookup is made under it); NULL to use the upper parent's
+ *	       lower dentry, unlocked
+ *
+ * In the lower dcache first, which makes no call into the lower file
+ * system; else by a lower lookup.  The result must be the object @dentry
+ * says: the same lower inode, or negative for a negative @dentry.
+ *
+ * Return: a referenced lower dentry, -ESTALE if the name names something
+ * else now, or another ERR_PTR from the lower lookup.
+ */
+struct dentry *mc_lower_find(struct dentry *dentry, struct dentry *lower_dir)
+{
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
+	struct dentry *parent = NULL, *lower;
+	struct name_snapshot name;
+	struct qstr q;
+	bool locked = !!lower_dir;
+
+	if (!lower_dir) {
+		parent = dget_parent(dentry);
+		/* A directory: never detached (see struct mc_dentry). */
+		lower_dir = mc_dentry_lower(parent);
+	}
+	take_dentry_name_snapshot(&name, dentry);
+	q = name.name;
+	lower = d_hash_and_lookup(lower_dir, &q);
+	if (IS_ERR_OR_NULL(lower) || d_unhashed(lower) ||
+	    !mc_same_object(dentry, lower)) {
+		if (!IS_ERR_OR_NULL(lower))
+			dput(lower);
+		if (locked)
+			lower = mc_lower_lookup_locked(sbi, lower_dir,
+						       &name.name);
+		else
+			lower = mc_lower_lookup(sbi, lower_dir, &name.name);
+		if (!IS_ERR(lower) && !mc_same_object(dentry, lower)) {
+			dput(lower);
+			lower = ERR_PTR(-ESTALE);
+		}
+	}
+	release_dentry_name_snapshot(&name);
+	dput(parent);
+	pr_debug("find %pd: %d\n", dentry, PTR_ERR_OR_ZERO(lower));
+	return lower;
 }
 
 /**
@@ -89,24 +212,32 @@ struct dentry *mc_dentry_lower(const struct dentry *dentry)
  * @lower_path: filled with the lower mount and dentry, both referenced
  *
  * The caller owns the references and drops them with mc_put_lower_path().
- * Safe without any upper lock.
+ * Safe without any upper lock.  Re-attaches a detached dentry.
  *
  * A positive upper dentry may have lost its lower object: unlinked through
  * us while another user, who got the upper dentry after mc_unlink() looked
- * (see there), keeps it positive.  That is -ESTALE; as long as we hold the
+ * (see there), keeps it positive; or unlinked or replaced on the lower
+ * while we had it detached.  That is -ESTALE; as long as we hold the
  * reference taken here, the lower dentry cannot turn negative.
  *
- * Return: 0, or -ESTALE and nothing to put.
+ * Return: 0, or -ESTALE (or a lower lookup's error) and nothing to put.
  */
 int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
 {
 	struct mc_dentry *mcd = MC_D(dentry);
+	struct dentry *lower;
 
-	lower_path->mnt = MC_SB(dentry->d_sb)->lower_path.mnt;
 	spin_lock(&mcd->lock);
-	lower_path->dentry = mcd->lower;
-	path_get(lower_path);
+	lower = dget(mcd->lower);
 	spin_unlock(&mcd->lock);
+	if (!lower) {
+		lower = mc_lower_find((struct dentry *)dentry, NULL);
+		if (IS_ERR(lower))
+			return PTR_ERR(lower);
+		mc_dentry_attach((struct dentry *)dentry, lower);
+	}
+	lower_path->dentry = lower;
+	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
 
 	if (unlikely(d_really_is_positive(dentry) &&
 		     d_really_is_negative(lower_path->dentry))) {
@@ -132,8 +263,9 @@ void mc_put_lower_path(struct path *lower_path)
  * @flags: LOOKUP_* flags (unused: the lower lookup is a plain one)
  *
  * A negative lower result gives a negative upper dentry that keeps the
- * lower negative dentry (its revalidation is the lower's).  Any lower error
- * is returned as is, never turned into a negative dentry.
+ * lower negative dentry (its revalidation is the lower's), and a negative
+ * entry.  Any lower error is returned as is, never turned into a negative
+ * dentry.
  *
  * Context: @dir's i_rwsem held shared.
  * Return: NULL, an alias of @dentry, or an ERR_PTR.
@@ -143,7 +275,7 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 {
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
 	struct inode *inode = NULL;
-	struct dentry *lower;
+	struct dentry *lower, *ret;
 	int err;
 
 	/* The parent is a positive directory: its lower one is too (mc_rmdir). */
@@ -164,7 +296,12 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 		if (IS_ERR(inode))
 			return ERR_CAST(inode);
 	}
-	return d_splice_alias(inode, dentry);
+	ret = d_splice_alias(inode, dentry);
+	if (!IS_ERR(ret)) {
+		mc_count_miss(sbi, inode ? MC_CACHE_ENTRY : MC_CACHE_NEG);
+		mc_entry_set(ret ?: dentry, inode ? MC_DS_POS : MC_DS_NEG);
+	}
+	return ret;
 }
 
 /*
@@ -201,10 +338,40 @@ static bool mc_dentry_matches(struct dentry *dentry, struct dentry *lower)
 }
 
 /*
- * ->d_revalidate.  No caching yet: every revalidation in ref-walk mode asks
- * the lower file system, then checks that the lower dentry still is what the
- * upper dentry says (see mc_dentry_matches()).  Invalid makes the VFS drop
- * the upper dentry and look the name up again.
+ * Is the cached entry of @dentry fresh, and does nothing the lower already
+ * knows contradict it?  No call into the lower.  RCU-walk safe: the lower
+ * dentry, the inodes and our mc_dentry are all freed after a grace period;
+ * the caller's walk validates @dentry's own state afterwards.
+ */
+static bool mc_entry_fresh(struct mc_sb_info *sbi, struct dentry *dentry,
+			   struct mc_dentry *mcd, bool *expired)
+{
+	struct inode *inode = READ_ONCE(dentry->d_inode);
+	enum mc_cache c = inode ? MC_CACHE_ENTRY : MC_CACHE_NEG;
+	struct inode *lower_inode = inode ? READ_ONCE(MC_I(inode)->lower) : NULL;
+	struct dentry *lower;
+
+	*expired = false;
+	if (mc_dstate(mcd) != (inode ? MC_DS_POS : MC_DS_NEG))
+		return false;
+	if (!mc_fresh(READ_ONCE(mcd->deadline), mc_ttl(sbi, dentry, c))) {
+		*expired = true;
+		return false;
+	}
+	lower = READ_ONCE(mcd->lower);
+	if (lower) {
+		if (d_unhashed(lower) ||
+		    (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED) ||
+		    READ_ONCE(lower->d_inode) != lower_inode)
+			return false;
+	} else if (lower_inode && !READ_ONCE(lower_inode->i_nlink)) {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * ->d_revalidate: see the top of this file.
  *
  * ESTALE: when an operation finds a changed lower object (a stale file
  * handle from the server, mc_get_lower_path() finding the lower object
@@ -217,77 +384,153 @@ static bool mc_dentry_matches(struct dentry *dentry, struct dentry *lower)
  */
 static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
-	struct mc_sb_info *sbi;
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
+	struct mc_dentry *mcd = MC_D(dentry);
 	struct path lower_path;
+	bool expired = false, positive;
+	enum mc_cache c;
 	int ret;
 
-	/* The caches will add an RCU-walk fast path. */
+	if (!(flags & MC_ASK_LOWER) &&
+	    mc_entry_fresh(sbi, dentry, mcd, &expired)) {
+		mc_count_hit(sbi, d_really_is_positive(dentry) ?
+				  MC_CACHE_ENTRY : MC_CACHE_NEG);
+		mc_avoided(sbi, MC_OP_REVALIDATE);
+		return 1;
+	}
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
 
-	sbi = MC_SB(dentry->d_sb);
-	if (mc_get_lower_path(dentry, &lower_path))
-		return 0;
+	positive = d_really_is_positive(dentry);
+	c = positive ? MC_CACHE_ENTRY : MC_CACHE_NEG;
+	mc_count_miss(sbi, c);
+	/* A negative entry without lower dentry: look the name up again. */
+	if (!positive && !mc_dentry_lower(dentry)) {
+		ret = 0;
+		goto out;
+	}
+	if (mc_get_lower_path(dentry, &lower_path)) {
+		ret = 0;
+		goto out;
+	}
 	ret = mc_lower_revalidate(sbi, lower_path.dentry, flags);
 	if (ret > 0 && !mc_dentry_matches(dentry, lower_path.dentry))
 		ret = 0;
-	if (ret > 0 && d_really_is_positive(dentry))
-		mc_copy_attr(d_inode(dentry));
-	pr_debug("d_revalidate %pd 0x%x: %d\n", dentry, flags, ret);
+	if (ret > 0) {
+		if (positive)
+			mc_copy_attr(d_inode(dentry));
+		mc_entry_set(dentry, positive ? MC_DS_POS : MC_DS_NEG);
+	}
 	mc_put_lower_path(&lower_path);
+out:
+	if (expired && ret > 0)
+		mc_count_renewed(sbi, c);
+	else if (expired && !ret)
+		mc_count_expired(sbi, c);
+	pr_debug("d_revalidate %pd 0x%x: %d\n", dentry, flags, ret);
 	return ret;
 }
 
 /*
  * ->d_weak_revalidate: called on the last component of a path that was not
- * reached by a lookup (".", "..", a mount point, /proc/self/fd/N).  We only
- * pass it on (NFS checks the attributes) and refresh the upper inode.
+ * reached by a lookup (".", "..", a mount point, /proc/self/fd/N).  A fresh
+ * entry (and our root, which has none) is valid; otherwise we pass it on
+ * (NFS checks the attributes) and refresh the upper inode.
  */
 static int mc_d_weak_revalidate(struct dentry *dentry, unsigned int flags)
 {
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct path lower_path;
+	bool expired;
 	int ret;
 
+	if (!(flags & LOOKUP_REVAL)) {
+		if (IS_ROOT(dentry) ? mc_ttl(sbi, dentry, MC_CACHE_ENTRY) :
+		    mc_entry_fresh(sbi, dentry, MC_D(dentry), &expired)) {
+			mc_avoided(sbi, MC_OP_REVALIDATE);
+			return 1;
+		}
+	}
 	if (mc_get_lower_path(dentry, &lower_path))
 		return 0;
-	ret = mc_lower_weak_revalidate(MC_SB(dentry->d_sb), lower_path.dentry,
-				       flags);
+	ret = mc_lower_weak_revalidate(sbi, lower_path.dentry, flags);
 	if (ret > 0 && d_really_is_positive(dentry))
 		mc_copy_attr(d_inode(dentry));
 	mc_put_lower_path(&lower_path);
 	return ret;
+}
+
+/*
+ * Detach the lower dentry of @dentry (see the top of this file) and hand
+ * our reference to it to the deferred puts.
+ * Return: false if that was not possible (no memory).
+ */
+static bool mc_dentry_detach(const struct dentry *dentry,
+			     struct mc_dentry *mcd)
+{
+	struct dentry *lower;
+
+	lockdep_assert_held(&dentry->d_lock);
+
+	spin_lock(&mcd->lock);
+	lower = mcd->lower;
+	if (lower && !mc_lower_put_defer(MC_SB(dentry->d_sb), lower)) {
+		spin_unlock(&mcd->lock);
+		return false;
+	}
+	WRITE_ONCE(mcd->lower, NULL);
+	spin_unlock(&mcd->lock);
+	return true;
 }
 
 /*
  * ->d_delete, called under d_lock when the last reference to @dentry goes:
  * should it be freed now rather than kept in the dcache?
  *
- * A cached upper dentry holds a reference to its lower dentry.  For a
- * non-directory that reference makes NFS treat the file as busy: an unlink
- * or a rename over it done directly on the lower (by a local process) then
- * becomes a silly-rename, and the .nfsXXXX file stays on the server as long
- * as we cache the name.  So unused positive non-directories are not kept:
- * the next use looks the name up again, which finds the lower dentry in
- * the lower dcache (the lower's own revalidation, as before, and no extra
- * lower round trip).  The entry cache will revisit this.
+ * A positive non-directory is kept with its lower dentry detached (see the
+ * top of this file), unless the entry cache is off: then it is not kept,
+ * as the pass-through layer did (the next use looks the name up again,
+ * which finds the lower dentry in the lower dcache).  A lower dentry that
+ * died (unhashed, silly-renamed, another object) is not kept either.
  *
- * Directories (never silly-renamed) and negative dentries are kept unless
- * their lower dentry is dead (unhashed) or silly-renamed.
+ * Directories, the root and negative dentries keep their lower dentry and
+ * are kept unless it died; a cached negative entry over a dead lower
+ * dentry (we removed the directory) is kept detached.
  */
 static int mc_d_delete(const struct dentry *dentry)
 {
-	const struct mc_dentry *mcd = MC_D(dentry);
+	struct mc_dentry *mcd = MC_D(dentry);
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	const struct dentry *lower;
+	bool dead;
 
 	if (!mcd)
 		return 1;
 	if (IS_ROOT(dentry))
 		return 0;
-	if (d_really_is_positive(dentry) && !d_is_dir(dentry))
-		return 1;
 	lower = READ_ONCE(mcd->lower);
-	return d_unhashed(lower) ||
+	if (d_really_is_positive(dentry) && !d_is_dir(dentry)) {
+		if (!mc_ttl(sbi, dentry, MC_CACHE_ENTRY))
+			return 1;
+		if (!lower)
+			return 0;
+		if (d_unhashed(lower) ||
+		    (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED) ||
+		    d_inode(lower) != mc_inode_lower(d_inode(dentry)))
+			return 1;
+		return !mc_dentry_detach(dentry, mcd);
+	}
+	if (!lower)
+		return 0;
+	dead = d_unhashed(lower) ||
 	       (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED);
+	/* The directory we removed (mc_rmdir()): keep the negative entry. */
+	if (dead && d_really_is_negative(dentry) &&
+	    d_really_is_positive(lower) &&
+	    READ_ONCE(mcd->state) == MC_DS_NEG &&
+	    mc_ttl(sbi, dentry, MC_CACHE_NEG))
+		return !mc_dentry_detach(dentry, mcd);
+	return dead;
 }
 
 static void mc_dentry_free_rcu(struct rcu_head *head)
@@ -297,9 +540,10 @@ static void mc_dentry_free_rcu(struct rcu_head *head)
 }
 
 /*
- * ->d_release: drop the lower dentry now and free the mc_dentry after a
- * grace period (RCU-walk may still be looking at it).  d_fsdata is NULL for
- * a dentry whose lookup failed before mc_dentry_init().
+ * ->d_release: forget the entry, drop the lower dentry now and free the
+ * mc_dentry after a grace period (RCU-walk may still be looking at it).
+ * d_fsdata is NULL for a dentry whose lookup failed before
+ * mc_dentry_init().
  */
 static void mc_d_release(struct dentry *dentry)
 {
@@ -307,6 +551,7 @@ static void mc_d_release(struct dentry *dentry)
 
 	if (!mcd)
 		return;
+	mc_entry_clear(dentry);
 	dput(mcd->lower);
 	call_rcu(&mcd->rcu, mc_dentry_free_rcu);
 }

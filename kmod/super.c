@@ -9,7 +9,7 @@
  *	entry_ttl, neg_ttl, attr_ttl, dir_ttl, close_ttl	0..31536000 s
  *	max_entries, max_neg, max_handles			0..16777216
  * They can be changed with "mount -o remount,attr_ttl=9 MOUNTPOINT"; the
- * lower directory cannot.
+ * lower directory cannot.  What they mean: Documentation/coherence.md.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
@@ -223,6 +223,7 @@ static struct inode *mc_alloc_inode(struct super_block *sb)
 	if (!mi)
 		return NULL;
 	mi->lower = NULL;
+	mc_inode_cache_init(mi);
 	return &mi->vfs_inode;
 }
 
@@ -298,6 +299,7 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	INIT_LIST_HEAD(&sbi->list);
 	sbi->tun = ctx->tun;
+	mc_cache_init(sbi);
 
 	err = mc_stats_alloc(sbi);
 	if (err)
@@ -363,6 +365,7 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	}
 
 	/* Publish. */
+	mc_cache_start(sbi);
 	mc_debugfs_mount(sbi);
 	mutex_lock(&mc_mounts_lock);
 	list_add_tail(&sbi->list, &mc_mounts);
@@ -374,17 +377,24 @@ static void mc_kill_sb(struct super_block *sb)
 {
 	struct mc_sb_info *sbi = MC_SB(sb);
 
-	/* Unpublish first: nobody may find a mount being torn down. */
+	/*
+	 * Unpublish first: nobody may find a mount being torn down.  Then
+	 * stop what frees our dentries (expiry, shrinker, eviction).
+	 */
 	if (sbi) {
 		mutex_lock(&mc_mounts_lock);
 		list_del_init(&sbi->list);
 		mutex_unlock(&mc_mounts_lock);
 		mc_debugfs_umount(sbi);
+		mc_cache_stop(sbi);
 	}
-	/* Drops all dentries and inodes, hence all lower references. */
+	/* Drops all dentries and inodes, hence all lower references... */
 	kill_anon_super(sb);
-	if (sbi)
+	if (sbi) {
+		/* ... but those ->d_delete handed to the deferred puts. */
+		mc_cache_destroy(sbi);
 		mc_free_sbi(sbi);
+	}
 }
 
 /* fs_context */
@@ -401,6 +411,8 @@ static int mc_reconfigure(struct fs_context *fc)
 	if (fc->source)
 		return invalfc(fc, "the lower directory cannot be changed");
 	mc_tunables_store(MC_SB(fc->root->d_sb), &ctx->tun);
+	/* Lower limits and TTLs take effect at once. */
+	mc_cache_apply_limits(MC_SB(fc->root->d_sb));
 	return 0;
 }
 

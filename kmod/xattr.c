@@ -53,7 +53,10 @@ static int mc_xattr_set(const struct xattr_handler *handler,
 	else
 		err = mc_lower_removexattr(sbi, lower_path.dentry, name);
 	mc_put_lower_path(&lower_path);
-	mc_copy_attr(inode);	/* ctime; the mode for ACLs */
+	/* ctime; the mode and the permissions for ACLs */
+	mc_attr_invalidate(inode);
+	mc_perm_invalidate(inode);
+	mc_copy_attr(inode);
 	return err;
 }
 

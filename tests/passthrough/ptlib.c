@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -536,6 +537,52 @@ int pt_wait_no_silly(const char *dir, int ms)
 			return n;
 		pt_msleep(100);
 	}
+}
+
+int pt_expire(void)
+{
+	char path[PATH_MAX], line[256];
+	struct stat st;
+	struct dirent *de;
+	DIR *dir;
+	int ret = 0;
+
+	if (!pt_env.upper || stat(pt_env.upper, &st) < 0)
+		return -errno;
+	dir = opendir("/sys/kernel/debug/metacache");
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		unsigned int maj, min;
+		FILE *f;
+		int fd, match = 0;
+
+		if (de->d_name[0] == '.')
+			continue;
+		pt_snp(path, sizeof(path), "/sys/kernel/debug/metacache/%s/info",
+		       de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "dev %u:%u", &maj, &min) == 2 &&
+			    makedev(maj, min) == st.st_dev)
+				match = 1;
+		fclose(f);
+		if (!match)
+			continue;
+		pt_snp(path, sizeof(path), "/sys/kernel/debug/metacache/%s/flush",
+		       de->d_name);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			break;
+		if (write(fd, "1\n", 2) != 2)
+			ret = -errno;
+		close(fd);
+		break;
+	}
+	closedir(dir);
+	return ret;
 }
 
 pid_t pt_spawn(int (*fn)(void *), void *arg)

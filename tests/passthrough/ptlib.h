@@ -255,6 +255,12 @@ void pt_fill(void *buf, size_t len, uint64_t seed);
  * below DIR; returns how many are left. */
 int pt_wait_no_silly(const char *dir, int ms);
 
+/* Changes made directly on the lower are seen through the stack once the
+ * metacache TTLs expire (Documentation/coherence.md).  Makes them expire now:
+ * drops all cached state of the mount of $MC_UPPER (debugfs "flush").  A
+ * no-op without caches (TTLs 0) or without the file.  Returns 0 or -errno. */
+int pt_expire(void);
+
 /* Fork a child that drops to uid/gid (with no supplementary groups) and
  * umask, runs fn(arg) and exits with its return value.  Returns the
  * child's exit status (or 128+signal, or -1). */
