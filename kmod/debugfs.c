@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info}.
+ * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info,policy}
+ * (policy: see policy.c).
  *
  * Best effort: a debugfs failure never fails a mount.  The files of a
  * mount are removed before its mc_sb_info is freed; debugfs_remove() waits
@@ -14,6 +15,7 @@
 #include <linux/seq_file.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 /* /sys/kernel/debug/metacache, or an ERR_PTR/NULL without debugfs. */
 static struct dentry *mc_debugfs_root;
@@ -87,6 +89,7 @@ void mc_debugfs_mount(struct mc_sb_info *sbi)
 	sbi->debugfs_dir = dir;
 	debugfs_create_file("stats", 0444, dir, sbi, &mc_stats_fops);
 	debugfs_create_file("info", 0444, dir, sbi, &mc_info_fops);
+	debugfs_create_file("policy", 0600, dir, sbi, &mc_policy_debugfs_fops);
 }
 
 /**

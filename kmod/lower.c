@@ -38,6 +38,7 @@
 #include <linux/xattr.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 const char *const mc_op_names[MC_OP_NR] = {
 	[MC_OP_LOOKUP]		= "lookup",
@@ -129,6 +130,7 @@ static void mc_op_end(struct mc_sb_info *sbi, enum mc_op op, u64 start)
 	st->op[op].calls++;
 	st->op[op].total_ns += delta;
 	put_cpu_ptr(sbi->stats);
+	mc_stats_lower_call(sbi, op, delta);
 }
 
 /* Mount time and helpers that do not reach the lower file system's code */

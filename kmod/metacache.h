@@ -29,6 +29,7 @@
 
 struct fiemap_extent_info;
 struct fileattr;
+struct mc_ctl;
 struct kstatfs;
 struct pipe_inode_info;
 struct vm_area_struct;
@@ -69,6 +70,7 @@ struct mc_tunables {
 	u32 max_entries;	/* max cached entries */
 	u32 max_neg;		/* max cached negative entries */
 	u32 max_handles;	/* max lower files kept open after close */
+	u32 disabled;		/* BIT(enum metacache_cache): caches off */
 };
 
 /* Operations on the lower file system, as counted by lower.c. */
@@ -138,6 +140,8 @@ struct mc_sb_info {
 	struct mc_tunables tun;
 	/* /sys/kernel/debug/metacache/<id>; NULL or ERR_PTR if absent. */
 	struct dentry *debugfs_dir;
+	/* Control plane: policy rules, histograms (ctl.h). */
+	struct mc_ctl *ctl;
 };
 
 /*
@@ -271,6 +275,11 @@ static inline u32 mc_max_neg(const struct mc_sb_info *sbi)
 static inline u32 mc_max_handles(const struct mc_sb_info *sbi)
 {
 	return READ_ONCE(sbi->tun.max_handles);
+}
+
+static inline u32 mc_disabled(const struct mc_sb_info *sbi)
+{
+	return READ_ONCE(sbi->tun.disabled);
 }
 
 /* main.c */
