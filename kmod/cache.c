@@ -45,6 +45,7 @@
 #include <linux/slab.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 /* How many list entries one pass handles before it lets go of the lock. */
 #define MC_SCAN_BATCH	256
@@ -503,7 +504,9 @@ static bool mc_inode_in_subtree(struct inode *inode, struct dentry *subtree)
  * while the flush runs: those came from the lower after it started.
  *
  * Context: process context, may sleep; no metacache lock held.
- * Return: 0.
+ * Return: how many cached answers were dropped: entries, attribute sets and
+ * listings (a permission result or symlink body goes with its inode's
+ * attributes and is not counted apart).
  */
 int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 {
@@ -512,6 +515,7 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 	struct mc_dirsnap *snap, *snext;
 	bool queued = false;
 	enum mc_cache c;
+	int flushed = 0;
 	LIST_HEAD(put);
 
 	spin_lock(&sbi->cache_lock);
@@ -524,6 +528,7 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 				continue;
 			queued |= mc_entry_evict_locked(sbi, mcd);
 			mc_count_evicted(sbi, c);
+			flushed++;
 			/* The list may change while we let go: restart. */
 			if (!(++n % MC_SCAN_BATCH)) {
 				spin_unlock(&sbi->cache_lock);
@@ -540,6 +545,7 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 			break;
 		mc_snap_unhook_locked(sbi, snap, &put);
 		mc_count_evicted(sbi, MC_CACHE_DIR);
+		flushed++;
 	}
 	spin_unlock(&sbi->cache_lock);
 	mc_snaps_put(&put);
@@ -561,13 +567,17 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 		iput(toput);
 		toput = inode;
 		if (mc_inode_in_subtree(inode, subtree)) {
-			if (READ_ONCE(mi->attr_req))
+			if (READ_ONCE(mi->attr_req)) {
 				mc_count_evicted(sbi, MC_CACHE_ATTR);
+				flushed++;
+			}
 			mc_attr_invalidate(inode);
 			mc_perm_invalidate(inode);
 			mc_link_drop(inode);
-			if (rcu_access_pointer(mi->snap))
+			if (rcu_access_pointer(mi->snap)) {
 				mc_count_evicted(sbi, MC_CACHE_DIR);
+				flushed++;
+			}
 			if (S_ISDIR(inode->i_mode))
 				mc_dir_invalidate(inode);
 		}
@@ -577,7 +587,7 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 	spin_unlock(&sb->s_inode_list_lock);
 	iput(toput);
 	mc_lower_puts_drain(sbi);
-	return 0;
+	return flushed;
 }
 
 /**
@@ -1470,4 +1480,33 @@ bool mc_dirsnap_peek(struct dentry *dentry, bool *expired)
 	}
 	rcu_read_unlock();
 	return fresh;
+}
+
+/**
+ * mc_cache_stats_get() - the counters of one cache, for the control plane
+ * @sbi: the mount
+ * @cache: an enum metacache_cache
+ * @out: filled: hits ... evicted only ever grow, entries and mem_bytes are
+ *	 current values
+ *
+ * The handle cache (deferred close) does not exist yet: all zero.
+ * Context: any; takes no lock (the control plane may hold mc_ctl::lock).
+ */
+void mc_cache_stats_get(struct mc_sb_info *sbi, int cache,
+			struct mc_cache_counters *out)
+{
+	struct mc_cache_stats sum;
+	unsigned long entries, bytes;
+
+	memset(out, 0, sizeof(*out));
+	if (cache < 0 || cache >= MC_CACHE_NR)
+		return;
+	mc_cache_read(sbi, cache, &sum, &entries, &bytes);
+	out->hits = sum.hits;
+	out->misses = sum.misses;
+	out->expired = sum.expired;
+	out->renewed = sum.renewed;
+	out->evicted = sum.evicted;
+	out->entries = entries;
+	out->mem_bytes = bytes;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info,flush}.
+ * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info,flush,policy}.
  *
  *	stats	one line per lower operation and one per cache:
  *		op <name> calls <n> avoided <n> total_ns <n>
@@ -11,6 +11,7 @@
  *		st_dev), lower <path>, lower_type
  *	flush	writing "1" drops all cached state of the mount
  *		(mc_cache_flush())
+ *	policy	which rule and values apply to a path (tests; see policy.c)
  *
  * Best effort: a debugfs failure never fails a mount.  The files of a
  * mount are removed before its mc_sb_info is freed; debugfs_remove() waits
@@ -27,6 +28,7 @@
 #include <linux/uaccess.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 /* /sys/kernel/debug/metacache, or an ERR_PTR/NULL without debugfs. */
 static struct dentry *mc_debugfs_root;
@@ -141,6 +143,7 @@ void mc_debugfs_mount(struct mc_sb_info *sbi)
 	debugfs_create_file("stats", 0444, dir, sbi, &mc_stats_fops);
 	debugfs_create_file("info", 0444, dir, sbi, &mc_info_fops);
 	debugfs_create_file("flush", 0200, dir, sbi, &mc_flush_fops);
+	debugfs_create_file("policy", 0600, dir, sbi, &mc_policy_debugfs_fops);
 }
 
 /**

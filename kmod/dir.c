@@ -423,6 +423,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 /* At position 0: which listing does the file read from now, if any? */
 static void mc_dir_select(struct file *file)
 {
+	u64 start = mc_clock();
 	struct dentry *dentry = file->f_path.dentry;
 	struct inode *inode = d_inode(dentry);
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
@@ -439,7 +440,7 @@ static void mc_dir_select(struct file *file)
 	snap = mc_dirsnap_get(dentry);
 	if (snap) {
 		mc_count_hit(sbi, MC_CACHE_DIR);
-		mc_avoided(sbi, MC_OP_READDIR);
+		mc_served(sbi, MC_OP_READDIR, start);
 		mcf->snap = snap;
 		return;
 	}
@@ -517,6 +518,7 @@ static loff_t mc_dir_llseek(struct file *file, loff_t offset, int whence)
  */
 static int mc_dir_open(struct inode *inode, struct file *file)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf;
 	bool expired;
@@ -527,7 +529,7 @@ static int mc_dir_open(struct inode *inode, struct file *file)
 	if (!mcf)
 		return -ENOMEM;
 	file->private_data = mcf;
-	mc_avoided(sbi, MC_OP_OPEN);
+	mc_served(sbi, MC_OP_OPEN, start);
 	return 0;
 }
 

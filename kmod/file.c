@@ -182,13 +182,14 @@ int mc_open_prepared(struct inode *inode, struct file *file)
  */
 int mc_release(struct inode *inode, struct file *file)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf = MC_F(file);
 
 	if (mcf->lower)
 		mc_lower_release(sbi, mcf->lower);
 	else
-		mc_avoided(sbi, MC_OP_RELEASE);
+		mc_served(sbi, MC_OP_RELEASE, start);
 	if (mcf->snap)
 		mc_dirsnap_put(mcf->snap);
 	/* The lower flushed at close: its size and times may have moved. */

@@ -193,12 +193,13 @@ void mc_evict_inode(struct inode *inode)
 static int mc_permission(struct user_namespace *mnt_userns,
 			 struct inode *inode, int mask)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	u32 gen;
 	int err;
 
 	if (mc_perm_get(inode, mask, &err)) {
-		mc_avoided(sbi, MC_OP_PERMISSION);
+		mc_served(sbi, MC_OP_PERMISSION, start);
 		return err;
 	}
 	gen = mc_perm_begin(inode);
@@ -231,6 +232,7 @@ static int mc_getattr(struct user_namespace *mnt_userns,
 		      const struct path *path, struct kstat *stat,
 		      u32 request_mask, unsigned int flags)
 {
+	u64 start = mc_clock();
 	struct dentry *dentry = path->dentry;
 	struct inode *inode = d_inode(dentry);
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
@@ -245,7 +247,7 @@ static int mc_getattr(struct user_namespace *mnt_userns,
 			sync == AT_STATX_DONT_SYNC, &old)) {
 		stat->dev = dentry->d_sb->s_dev;
 		mc_count_hit(sbi, MC_CACHE_ATTR);
-		mc_avoided(sbi, MC_OP_GETATTR);
+		mc_served(sbi, MC_OP_GETATTR, start);
 		return 0;
 	}
 	if (sync == AT_STATX_FORCE_SYNC)
@@ -314,6 +316,7 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 static const char *mc_get_link(struct dentry *dentry, struct inode *inode,
 			       struct delayed_call *done)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct path lower_path;
 	const char *link;
@@ -322,7 +325,7 @@ static const char *mc_get_link(struct dentry *dentry, struct inode *inode,
 	/* Also in RCU-walk: a path through a cached symlink asks nothing. */
 	link = mc_link_get(inode, dentry, done);
 	if (link) {
-		mc_avoided(sbi, MC_OP_OTHER);
+		mc_served(sbi, MC_OP_OTHER, start);
 		return link;
 	}
 	if (!dentry)

@@ -40,6 +40,7 @@
 #include <linux/xattr.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 const char *const mc_op_names[MC_OP_NR] = {
 	[MC_OP_LOOKUP]		= "lookup",
@@ -120,7 +121,23 @@ void mc_stats_read(const struct mc_sb_info *sbi, enum mc_op op,
 
 static inline u64 mc_op_begin(void)
 {
-	return ktime_get_ns();
+	return mc_clock();
+}
+
+/**
+ * mc_served() - account an operation answered from a cache
+ * @sbi: the mount
+ * @op: the lower call the answer saved
+ * @start: mc_clock() when the metacache operation began
+ *
+ * Counts the call as avoided and records how long the answer took in the
+ * mount's cache-served latency histogram (hist.c).
+ * Context: any, RCU-walk included; no lock, no allocation.
+ */
+void mc_served(struct mc_sb_info *sbi, enum mc_op op, u64 start)
+{
+	this_cpu_inc(sbi->stats->op[op].avoided);
+	mc_stats_cache_hit(sbi, op, mc_clock() - start);
 }
 
 /* Account one lower call of type @op that started at @start. */
@@ -133,6 +150,7 @@ static void mc_op_end(struct mc_sb_info *sbi, enum mc_op op, u64 start)
 	st->op[op].calls++;
 	st->op[op].total_ns += delta;
 	put_cpu_ptr(sbi->stats);
+	mc_stats_lower_call(sbi, op, delta);
 }
 
 /* Mount time and helpers that do not reach the lower file system's code */

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 struct kmem_cache *mc_inode_cachep;	/* struct mc_inode_info */
 struct kmem_cache *mc_dentry_cachep;	/* struct mc_dentry */
@@ -45,13 +46,19 @@ static int __init mc_init(void)
 	if (!mc_dentry_cachep)
 		goto out_inode_cache;
 	mc_debugfs_init();	/* best effort */
-	err = register_filesystem(&mc_fs_type);
+	/* Before the file system: nothing can be mounted if this fails. */
+	err = mc_netlink_init();
 	if (err)
 		goto out_debugfs;
+	err = register_filesystem(&mc_fs_type);
+	if (err)
+		goto out_netlink;
 
 	pr_info("loaded, version %s\n", METACACHE_VERSION);
 	return 0;
 
+out_netlink:
+	mc_netlink_exit();
 out_debugfs:
 	mc_debugfs_exit();
 	kmem_cache_destroy(mc_dentry_cachep);
@@ -68,6 +75,7 @@ out:
 static void __exit mc_exit(void)
 {
 	unregister_filesystem(&mc_fs_type);
+	mc_netlink_exit();
 	mc_debugfs_exit();
 	/* Wait for the RCU frees of dentry info (call_rcu) and inodes. */
 	rcu_barrier();

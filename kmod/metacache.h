@@ -39,6 +39,7 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
@@ -54,6 +55,7 @@
 
 struct fiemap_extent_info;
 struct fileattr;
+struct mc_ctl;
 struct kstatfs;
 struct pipe_inode_info;
 struct vm_area_struct;
@@ -94,6 +96,7 @@ struct mc_tunables {
 	u32 max_entries;	/* max cached entries */
 	u32 max_neg;		/* max cached negative entries */
 	u32 max_handles;	/* max lower files kept open after close */
+	u32 disabled;		/* BIT(enum metacache_cache): caches off */
 };
 
 /* Operations on the lower file system, as counted by lower.c. */
@@ -215,6 +218,8 @@ struct mc_sb_info {
 	/* Frees cached state under memory pressure. */
 	struct shrinker shrinker;
 	bool shrinker_registered;
+	/* Control plane: policy rules, histograms (ctl.h). */
+	struct mc_ctl *ctl;
 	/* MC_BTIME_*: how the lower answers STATX_BTIME (cache.c). */
 	u8 btime;
 };
@@ -522,6 +527,15 @@ static inline u32 mc_max_handles(const struct mc_sb_info *sbi)
 	return READ_ONCE(sbi->tun.max_handles);
 }
 
+static inline u32 mc_disabled(const struct mc_sb_info *sbi)
+{
+	return READ_ONCE(sbi->tun.disabled);
+}
+
+/* policy.c: the policy hook behind mc_ttl(); @cache is an enum mc_cache. */
+u32 mc_ttl_policy(const struct mc_sb_info *sbi, const struct dentry *dentry,
+		  int cache, u32 mount_value);
+
 /**
  * mc_ttl() - the lifetime of a cache for an object: the policy hook
  * @sbi: the mount
@@ -534,23 +548,35 @@ static inline u32 mc_max_handles(const struct mc_sb_info *sbi)
  * whatever it consults must be safe under rcu_read_lock() without
  * references, and must not sleep.
  *
+ * With a @dentry, the most specific policy rule covering it applies
+ * (policy.c; the rule walk reads rename_lock, so never pass a dentry while
+ * holding a d_lock: pass NULL there).  Without one, the mount's value and
+ * its switched-off caches apply.
+ *
  * Return: the TTL in seconds, 0 when the cache is off.
  */
 static inline u32 mc_ttl(const struct mc_sb_info *sbi,
 			 const struct dentry *dentry, enum mc_cache which)
 {
+	u32 ttl;
+
 	switch (which) {
 	case MC_CACHE_ENTRY:
-		return mc_entry_ttl(sbi);
+		ttl = mc_entry_ttl(sbi);
+		break;
 	case MC_CACHE_NEG:
-		return mc_neg_ttl(sbi);
+		ttl = mc_neg_ttl(sbi);
+		break;
 	case MC_CACHE_ATTR:
-		return mc_attr_ttl(sbi);
+		ttl = mc_attr_ttl(sbi);
+		break;
 	case MC_CACHE_DIR:
-		return mc_dir_ttl(sbi);
+		ttl = mc_dir_ttl(sbi);
+		break;
 	default:
 		return 0;
 	}
+	return mc_ttl_policy(sbi, dentry, which, ttl);
 }
 
 /* A deadline @ttl seconds from now, in jiffies_64. */
@@ -578,11 +604,14 @@ static inline bool mc_fresh(u64 deadline, u32 ttl)
 #define mc_count_renewed(sbi, c) this_cpu_inc((sbi)->stats->cache[c].renewed)
 #define mc_count_evicted(sbi, c) this_cpu_inc((sbi)->stats->cache[c].evicted)
 
-/* A cache hit saved a lower call of type @op. */
-static inline void mc_avoided(struct mc_sb_info *sbi, enum mc_op op)
+/* The clock of every latency figure: monotonic, in nanoseconds. */
+static inline u64 mc_clock(void)
 {
-	this_cpu_inc(sbi->stats->op[op].avoided);
+	return ktime_get_ns();
 }
+
+/* lower.c: a cache hit saved a lower call of type @op; it began at @start. */
+void mc_served(struct mc_sb_info *sbi, enum mc_op op, u64 start);
 
 /* main.c */
 extern struct kmem_cache *mc_inode_cachep;

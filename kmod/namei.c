@@ -384,6 +384,7 @@ static bool mc_entry_fresh(struct mc_sb_info *sbi, struct dentry *dentry,
  */
 static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct mc_dentry *mcd = MC_D(dentry);
 	struct path lower_path;
@@ -395,7 +396,7 @@ static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 	    mc_entry_fresh(sbi, dentry, mcd, &expired)) {
 		mc_count_hit(sbi, d_really_is_positive(dentry) ?
 				  MC_CACHE_ENTRY : MC_CACHE_NEG);
-		mc_avoided(sbi, MC_OP_REVALIDATE);
+		mc_served(sbi, MC_OP_REVALIDATE, start);
 		return 1;
 	}
 	if (flags & LOOKUP_RCU)
@@ -439,6 +440,7 @@ out:
  */
 static int mc_d_weak_revalidate(struct dentry *dentry, unsigned int flags)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct path lower_path;
 	bool expired;
@@ -447,7 +449,7 @@ static int mc_d_weak_revalidate(struct dentry *dentry, unsigned int flags)
 	if (!(flags & LOOKUP_REVAL)) {
 		if (IS_ROOT(dentry) ? mc_ttl(sbi, dentry, MC_CACHE_ENTRY) :
 		    mc_entry_fresh(sbi, dentry, MC_D(dentry), &expired)) {
-			mc_avoided(sbi, MC_OP_REVALIDATE);
+			mc_served(sbi, MC_OP_REVALIDATE, start);
 			return 1;
 		}
 	}
@@ -509,8 +511,13 @@ static int mc_d_delete(const struct dentry *dentry)
 	if (IS_ROOT(dentry))
 		return 0;
 	lower = READ_ONCE(mcd->lower);
+	/*
+	 * Under d_lock: the mount's TTLs only (mc_ttl() with no dentry), no
+	 * policy rule walk.  A name kept here under a BYPASS rule is still
+	 * revalidated with the lower at its next use (mc_ttl() is 0 there).
+	 */
 	if (d_really_is_positive(dentry) && !d_is_dir(dentry)) {
-		if (!mc_ttl(sbi, dentry, MC_CACHE_ENTRY))
+		if (!mc_ttl(sbi, NULL, MC_CACHE_ENTRY))
 			return 1;
 		if (!lower)
 			return 0;
@@ -528,7 +535,7 @@ static int mc_d_delete(const struct dentry *dentry)
 	if (dead && d_really_is_negative(dentry) &&
 	    d_really_is_positive(lower) &&
 	    READ_ONCE(mcd->state) == MC_DS_NEG &&
-	    mc_ttl(sbi, dentry, MC_CACHE_NEG))
+	    mc_ttl(sbi, NULL, MC_CACHE_NEG))
 		return !mc_dentry_detach(dentry, mcd);
 	return dead;
 }

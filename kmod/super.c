@@ -26,6 +26,7 @@
 #include <linux/statfs.h>
 
 #include "metacache.h"
+#include "ctl.h"
 
 /*
  * Live mounts, for the control plane.  A mount is added at the end of
@@ -40,18 +41,6 @@ DEFINE_MUTEX(mc_mounts_lock);		/* protects mc_mounts */
 static DEFINE_IDA(mc_mount_ida);
 
 /* Tunables */
-
-static void mc_tunables_default(struct mc_tunables *tun)
-{
-	tun->entry_ttl = MC_DEFAULT_ENTRY_TTL;
-	tun->neg_ttl = MC_DEFAULT_NEG_TTL;
-	tun->attr_ttl = MC_DEFAULT_ATTR_TTL;
-	tun->dir_ttl = MC_DEFAULT_DIR_TTL;
-	tun->close_ttl = MC_DEFAULT_CLOSE_TTL;
-	tun->max_entries = MC_DEFAULT_MAX_ENTRIES;
-	tun->max_neg = MC_DEFAULT_MAX_NEG;
-	tun->max_handles = MC_DEFAULT_MAX_HANDLES;
-}
 
 /**
  * mc_tunables_load() - snapshot the tunables of a mount
@@ -71,6 +60,7 @@ void mc_tunables_load(const struct mc_sb_info *sbi, struct mc_tunables *tun)
 	tun->max_entries = mc_max_entries(sbi);
 	tun->max_neg = mc_max_neg(sbi);
 	tun->max_handles = mc_max_handles(sbi);
+	tun->disabled = mc_disabled(sbi);
 }
 
 /**
@@ -90,6 +80,7 @@ void mc_tunables_store(struct mc_sb_info *sbi, const struct mc_tunables *tun)
 	WRITE_ONCE(sbi->tun.max_entries, tun->max_entries);
 	WRITE_ONCE(sbi->tun.max_neg, tun->max_neg);
 	WRITE_ONCE(sbi->tun.max_handles, tun->max_handles);
+	WRITE_ONCE(sbi->tun.disabled, tun->disabled);
 }
 
 /* Mount options */
@@ -274,6 +265,7 @@ static void mc_free_sbi(struct mc_sb_info *sbi)
 	if (sbi->lower_path.dentry)
 		path_put(&sbi->lower_path);
 	mc_stats_free(sbi);
+	mc_ctl_free(sbi);
 	if (sbi->id)
 		ida_free(&mc_mount_ida, sbi->id);
 	kfree(sbi);
@@ -302,6 +294,9 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	mc_cache_init(sbi);
 
 	err = mc_stats_alloc(sbi);
+	if (err)
+		return err;
+	err = mc_ctl_alloc(sbi);
 	if (err)
 		return err;
 	err = ida_alloc_min(&mc_mount_ida, 1, GFP_KERNEL);
@@ -430,7 +425,8 @@ static const struct fs_context_operations mc_context_ops = {
 
 /*
  * A remount starts from the mount's current values, so only the options
- * given change; a new mount starts from the defaults.
+ * given change; a new mount starts from the module-wide defaults (which
+ * the control plane can change, see ctl.c).
  */
 static int mc_init_fs_context(struct fs_context *fc)
 {
@@ -442,7 +438,7 @@ static int mc_init_fs_context(struct fs_context *fc)
 	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE)
 		mc_tunables_load(MC_SB(fc->root->d_sb), &ctx->tun);
 	else
-		mc_tunables_default(&ctx->tun);
+		mc_defaults_load(&ctx->tun);
 	fc->fs_private = ctx;
 	fc->ops = &mc_context_ops;
 	return 0;

@@ -28,9 +28,23 @@
  *   bumped only by an incompatible change; attributes and commands are
  *   only ever added.  A tool must refuse a module whose protocol version
  *   differs from its own, and must ignore attributes it does not know.
- * - The kernel validates requests strictly: an unknown attribute, a value
- *   out of range or a malformed attribute is EINVAL with an extended ack
- *   naming the attribute (NL_SET_ERR_MSG_ATTR, NLMSGERR_ATTR_OFFS).
+ * - The kernel validates requests strictly: an unknown attribute, an
+ *   attribute the command does not take, or a malformed attribute (wrong
+ *   length, a string without its NUL or longer than METACACHE_PATH_MAX
+ *   with it, a nest without NLA_F_NESTED, a flag bit that does not exist)
+ *   is EINVAL; an integer outside its range (the attribute's policy:
+ *   ttls, limits, a mount id of 0) is ERANGE, as the netlink core reports
+ *   it.  Either way with an extended ack naming the attribute
+ *   (NLMSGERR_ATTR_MSG and NLMSGERR_ATTR_OFFS; NLMSGERR_ATTR_MISS_TYPE
+ *   and _MISS_NEST for a required attribute that is missing).  The
+ *   refusal of a dump request by the module (e.g. an unknown mount for
+ *   POLICY_GET or STATS_GET) comes as the error of NLMSG_DONE, with the
+ *   message but without the attribute offset.
+ * - Netlink flags: NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLM_F_DUMP (for
+ *   dumps), and for POLICY_ADD also NLM_F_EXCL and NLM_F_CREATE; any
+ *   other flag, or a non-zero genlmsghdr.reserved: EINVAL.  The version
+ *   in genlmsghdr is not checked.
+ * - The family exists in the initial network namespace only.
  * - All integers are in host byte order.  u64 attributes are padded with
  *   the set's PAD attribute (nla_put_u64_64bit).
  * - A mount's id (>= 1) is stable for the mount's life; once the mount
@@ -40,12 +54,19 @@
  *   mount point, resolved in the caller's mount namespace and following
  *   symlinks), not both.  "Mount selector" below means exactly one of the
  *   two.  Unknown id, nonexistent path, or a path not on a metacache file
- *   system: ENOENT.  Neither or both given: EINVAL.
+ *   system: ENOENT (other errors of the path walk, such as EACCES, ENOTDIR
+ *   or ENAMETOOLONG, as they come).  Neither or both given: EINVAL.  A
+ *   mount that is being unmounted is unknown; one unmounted while a
+ *   command works on it stays until that command is done.
  * - Permission: GET_INFO, MOUNT_GET, DEFAULTS_GET, POLICY_GET and
  *   STATS_GET are open to every user.  Every other command needs
  *   CAP_SYS_ADMIN (flag GENL_ADMIN_PERM, plus a CAP_SYS_ADMIN check by the
  *   module since GENL_ADMIN_PERM itself tests CAP_NET_ADMIN): EPERM
- *   without it.
+ *   without it (without CAP_NET_ADMIN refused by genetlink itself, before
+ *   any validation and without a message).
+ * - Tunables in a request (TUNABLES, POLICY_TUNABLES) must set something:
+ *   an empty nest, or one with only a DISABLED whose selector is 0, is
+ *   EINVAL.
  * - Changes of tunables take effect for the next file system operation;
  *   nothing already cached outlives the new settings (an entry is judged
  *   against the ttl in force when it is used, not when it was made).
@@ -356,14 +377,16 @@ enum metacache_hist_attr {
  *
  * METACACHE_CMD_MOUNT_GET - describe mounts.
  *	do: request a mount selector; reply one message.
- *	dump: no attributes; one message per mount, in id order.
+ *	dump: no attributes (a mount selector: EINVAL); one message per
+ *	mount, in id order.
  *	Reply: MOUNT_ID, DEV_MAJOR and DEV_MINOR (the device of the mount's
  *	super block, as stat(2) shows it: tools find the mount points in
  *	the caller's /proc/self/mountinfo by "major:minor", which is right
  *	in every mount namespace), MOUNT_PATH (optional: a mount point, when
- *	the module knows one), LOWER_PATH (d_path() in the caller's
- *	context), LOWER_SOURCE, LOWER_FSTYPE, TUNABLES (all), N_ENTRIES,
- *	N_NEG, N_HANDLES, MEM_BYTES, N_POLICIES.
+ *	the module knows one; this module never does), LOWER_PATH (d_path()
+ *	in the caller's context), LOWER_SOURCE, LOWER_FSTYPE, TUNABLES (all),
+ *	N_ENTRIES, N_NEG, N_HANDLES (the ENTRIES gauge of the entry, neg and
+ *	handle caches), MEM_BYTES (of all caches), N_POLICIES.
  *	Permission: any user.  Errors: ENOENT unknown mount; EINVAL no or
  *	two selectors.
  *
@@ -398,13 +421,16 @@ enum metacache_hist_attr {
  *	wins; its tunables override the mount's, the ones it does not give
  *	come from the mount (not from a less specific rule).  BYPASS: no
  *	cache is used or filled under the directory.  Adding a rule drops
- *	what is cached under its directory.
+ *	what is cached under its directory.  Paths are compared component
+ *	by component, byte for byte (also on a case-insensitive lower); a
+ *	rule stays on its path when the directory is renamed.
  *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount; EINVAL bad
  *	path ("." or ".." component, too long), value out of range; ENOSPC
  *	METACACHE_POLICY_MAX rules already; EPERM.
  *
  * METACACHE_CMD_POLICY_DEL - delete the rule on a directory.
- *	Request: a mount selector, POLICY with POLICY_PATH only.
+ *	Request: a mount selector, POLICY with POLICY_PATH only (anything
+ *	else in POLICY: EINVAL).
  *	Reply: ack.  Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount
  *	or no rule on that path; EINVAL; EPERM.
  *
@@ -443,6 +469,7 @@ enum metacache_hist_attr {
  *	With HANDLES the idle lower handles in that scope are closed too;
  *	handles in use are never closed.  A path with nothing cached is not
  *	an error (it is not looked up: a negative entry can be flushed).
+ *	The module may drop more than asked (never less).
  *	Reply: FLUSHED_ENTRIES, FLUSHED_HANDLES.
  *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown mount; EINVAL bad
  *	path or flags; EPERM.

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctl: tools/metacachectl/metacachectl against the module, every
+ * subcommand: values set are read back (show -j, defaults -j, policy list
+ * -j, parsed by a small JSON reader below), their effects on the mount
+ * (/proc/mounts options, new mounts get the defaults, statistics that
+ * move, a flush that makes the next access look up again), and non-root
+ * users refused with exit status 1 and a message.
+ *
+ * The tool: $MC_REPO/tools/metacachectl/metacachectl, else
+ * ../../tools/metacachectl/metacachectl from this program.  Every run of
+ * it costs a process (25-100 ms in the emulated guest): a few dozen here.
+ * Restores the defaults, the mount's tunables and its rules.
+ */
+#include <ctype.h>
+#include <grp.h>
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "mctest.h"
+#include "mcutil.h"
+
+static const char *upper, *lower, *fstype;
+static char tool[PATH_MAX];
+
+/* --------------------------------------------------------- the tool */
+
+struct run {
+	int status;		/* exit status, 128 + signal */
+	char out[65536];
+	char err[8192];
+};
+
+static struct run R;
+
+static int find_tool(void)
+{
+	const char *repo = mc_env("MC_REPO");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (repo) {
+		snprintf(tool, sizeof(tool), "%s/tools/metacachectl/metacachectl",
+			 repo);
+		return access(tool, X_OK) ? -1 : 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		*strrchr(self, '/') = 0;
+		snprintf(tool, sizeof(tool),
+			 "%.3000s/../../tools/metacachectl/metacachectl", self);
+		if (!access(tool, X_OK))
+			return 0;
+	}
+	snprintf(tool, sizeof(tool), "tools/metacachectl/metacachectl");
+	return access(tool, X_OK) ? -1 : 0;
+}
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == size - 1)
+			break;
+	}
+	buf[len] = 0;
+}
+
+/*
+ * Run the tool with the arguments (NULL-terminated) as uid (-1: as is),
+ * capturing its output in R.  Returns its exit status.
+ */
+static int ctl_as(int uid, ...)
+{
+	char *argv[32];
+	int out[2], err[2], i = 0, status;
+	va_list ap;
+	pid_t pid;
+
+	argv[i++] = tool;
+	va_start(ap, uid);
+	while (i < 31 && (argv[i] = va_arg(ap, char *)))
+		i++;
+	va_end(ap);
+	argv[i] = NULL;
+	memset(&R, 0, sizeof(R));
+	if (pipe(out) || pipe(err))
+		return R.status = 127;
+	pid = fork();
+	if (pid < 0)
+		return R.status = 127;
+	if (!pid) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		if (uid >= 0 && (setgroups(0, NULL) || setgid((gid_t)uid) ||
+				 setuid((uid_t)uid)))
+			_exit(126);
+		execv(tool, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* outputs are small: stdout first, then stderr, cannot deadlock */
+	slurp(out[0], R.out, sizeof(R.out));
+	slurp(err[0], R.err, sizeof(R.err));
+	close(out[0]);
+	close(err[0]);
+	waitpid(pid, &status, 0);
+	R.status = WIFEXITED(status) ? WEXITSTATUS(status)
+				     : 128 + WTERMSIG(status);
+	return R.status;
+}
+
+#define ctl(...) ctl_as(-1, __VA_ARGS__, (char *)NULL)
+#define ctl_user(...) ctl_as(test_uid(), __VA_ARGS__, (char *)NULL)
+
+static int test_uid(void)
+{
+	const char *u = mc_env("MC_TEST_UID");
+
+	return u ? atoi(u) : 65534;
+}
+
+#define EXPECT_RUN(want, ...)						\
+	do {								\
+		int __rc = ctl(__VA_ARGS__);				\
+		MCT_EXPECT(__rc == (want),				\
+			   "metacachectl %s: exit %d, want %d; stderr: %s", \
+			   #__VA_ARGS__, __rc, want, R.err);		\
+	} while (0)
+
+/* ---------------------------------------------------- a JSON reader */
+
+/*
+ * Checks that a document is one JSON value (RFC 8259) and finds the value
+ * at a path: "a.b" for members, "a.2" for array elements.  Enough for
+ * metacachectl's output; \u escapes are checked, not decoded.
+ */
+struct js {
+	const char *p;
+	int depth;
+};
+
+static void js_ws(struct js *j)
+{
+	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
+		j->p++;
+}
+
+static int js_string(struct js *j, char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (*j->p != '"')
+		return -1;
+	j->p++;
+	while (*j->p != '"') {
+		char c = *j->p++;
+
+		if ((unsigned char)c < 0x20)
+			return -1;
+		if (c == '\\') {
+			c = *j->p++;
+			if (c == 'u') {
+				int k;
+
+				for (k = 0; k < 4; k++)
+					if (!isxdigit((unsigned char)*j->p++))
+						return -1;
+				c = '?';
+			} else if (!strchr("\"\\/bfnrt", c)) {
+				return -1;
+			} else if (c == 'n') {
+				c = '\n';
+			} else if (c == 't') {
+				c = '\t';
+			}
+		}
+		if (out && n + 1 < size)
+			out[n++] = c;
+	}
+	j->p++;
+	if (out && size)
+		out[n] = 0;
+	return 0;
+}
+
+/* Parse a value; if path is non-NULL find what it names inside it. */
+static int js_value(struct js *j, const char *path, const char **found)
+{
+	char key[256];
+	size_t seglen = 0;
+	int idx = 0, err;
+
+	js_ws(j);
+	if (path) {
+		seglen = strcspn(path, ".");
+		if (!seglen) {
+			*found = j->p;
+			path = NULL;
+		}
+	}
+	if (++j->depth > 64)
+		return -1;
+	if (*j->p == '{') {
+		j->p++;
+		js_ws(j);
+		if (*j->p == '}') {
+			j->p++;
+			goto done;
+		}
+		for (;;) {
+			const char *rest = NULL;
+
+			js_ws(j);
+			if (js_string(j, key, sizeof(key)))
+				return -1;
+			js_ws(j);
+			if (*j->p++ != ':')
+				return -1;
+			if (path && strlen(key) == seglen &&
+			    !strncmp(key, path, seglen))
+				rest = path[seglen] ? path + seglen + 1 : "";
+			err = js_value(j, rest, found);
+			if (err)
+				return err;
+			js_ws(j);
+			if (*j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (*j->p++ != '}')
+				return -1;
+			break;
+		}
+	} else if (*j->p == '[') {
+		j->p++;
+		js_ws(j);
+		if (*j->p == ']') {
+			j->p++;
+			goto done;
+		}
+		for (;;) {
+			const char *rest = NULL;
+			char num[16];
+
+			snprintf(num, sizeof(num), "%d", idx++);
+			if (path && strlen(num) == seglen &&
+			    !strncmp(num, path, seglen))
+				rest = path[seglen] ? path + seglen + 1 : "";
+			err = js_value(j, rest, found);
+			if (err)
+				return err;
+			js_ws(j);
+			if (*j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (*j->p++ != ']')
+				return -1;
+			break;
+		}
+	} else if (*j->p == '"') {
+		if (js_string(j, NULL, 0))
+			return -1;
+	} else if (!strncmp(j->p, "true", 4) || !strncmp(j->p, "null", 4)) {
+		j->p += 4;
+	} else if (!strncmp(j->p, "false", 5)) {
+		j->p += 5;
+	} else {
+		const char *s = j->p;
+
+		if (*j->p == '-')
+			j->p++;
+		if (!isdigit((unsigned char)*j->p))
+			return -1;
+		if (*j->p == '0' && isdigit((unsigned char)j->p[1]))
+			return -1;
+		while (isdigit((unsigned char)*j->p))
+			j->p++;
+		if (*j->p == '.') {
+			j->p++;
+			if (!isdigit((unsigned char)*j->p))
+				return -1;
+			while (isdigit((unsigned char)*j->p))
+				j->p++;
+		}
+		if (*j->p == 'e' || *j->p == 'E') {
+			j->p++;
+			if (*j->p == '+' || *j->p == '-')
+				j->p++;
+			if (!isdigit((unsigned char)*j->p))
+				return -1;
+			while (isdigit((unsigned char)*j->p))
+				j->p++;
+		}
+		(void)s;
+	}
+done:
+	j->depth--;
+	return 0;
+}
+
+/* Is doc one valid JSON document?  If path, *at gets its value or NULL. */
+static int js_find(const char *doc, const char *path, const char **at)
+{
+	struct js j = { .p = doc };
+	const char *found = NULL;
+
+	if (js_value(&j, path, &found))
+		return -1;
+	js_ws(&j);
+	if (*j.p)
+		return -1;
+	if (at)
+		*at = found;
+	return 0;
+}
+
+static int js_valid(const char *doc)
+{
+	return !js_find(doc, NULL, NULL);
+}
+
+/* The number at path, or -1 (absent, null, not a number). */
+static long long js_num(const char *doc, const char *path)
+{
+	const char *at;
+
+	if (js_find(doc, path, &at) || !at || !(isdigit((unsigned char)*at) ||
+						*at == '-'))
+		return -1;
+	return strtoll(at, NULL, 10);
+}
+
+/* 1 true, 0 false, -1 anything else. */
+static int js_bool(const char *doc, const char *path)
+{
+	const char *at;
+
+	if (js_find(doc, path, &at) || !at)
+		return -1;
+	if (!strncmp(at, "true", 4))
+		return 1;
+	if (!strncmp(at, "false", 5))
+		return 0;
+	return -1;
+}
+
+/* The string at path into buf; "" when absent or not a string. */
+static const char *js_str(const char *doc, const char *path, char *buf,
+			  size_t size)
+{
+	struct js j;
+	const char *at;
+
+	buf[0] = 0;
+	if (js_find(doc, path, &at) || !at || *at != '"')
+		return buf;
+	j.p = at;
+	j.depth = 0;
+	js_string(&j, buf, size);
+	return buf;
+}
+
+/* Run the tool expecting exit 0 and a valid JSON document on stdout. */
+#define EXPECT_JSON(...)						\
+	do {								\
+		int __rc = ctl(__VA_ARGS__);				\
+		MCT_EXPECT(__rc == 0, "metacachectl %s: exit %d: %s",	\
+			   #__VA_ARGS__, __rc, R.err);			\
+		MCT_EXPECT(js_valid(R.out), "metacachectl %s: not JSON: %s", \
+			   #__VA_ARGS__, R.out);			\
+	} while (0)
+
+/* --------------------------------------------------------- the mount */
+
+static int setup(void)
+{
+	upper = mc_env("MC_UPPER");
+	lower = mc_env("MC_LOWER");
+	fstype = mc_env("MC_FSTYPE");
+	if (!upper || !lower)
+		return -1;
+	return 0;
+}
+
+#define SETUP()								\
+	do {								\
+		if (setup())						\
+			MCT_SKIP("needs MC_UPPER and MC_LOWER (mount mode)"); \
+		MCT_ASSERT(!find_tool(), "metacachectl not built (%s)", tool); \
+	} while (0)
+
+/* The options of the mount at dir in /proc/mounts, or "". */
+static const char *mount_opts(const char *dir, char *buf, size_t size)
+{
+	char line[4096], dev[1024], mnt[1024], type[64], opts[2048];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	buf[0] = 0;
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%1023s %1023s %63s %2047s", dev, mnt, type,
+			   opts) == 4 && !strcmp(mnt, dir) &&
+		    !strcmp(type, "metacache"))
+			snprintf(buf, size, ",%s,", opts);
+	fclose(f);
+	return buf;
+}
+
+static int has_opt(const char *dir, const char *opt)
+{
+	char buf[2100], want[128];
+
+	snprintf(want, sizeof(want), ",%s,", opt);
+	return strstr(mount_opts(dir, buf, sizeof(buf)), want) != NULL;
+}
+
+/* The mount's id, from show -j MOUNT. */
+static long long mount_id(const char *mnt)
+{
+	if (ctl("-j", "show", mnt) || !js_valid(R.out))
+		return -1;
+	return js_num(R.out, "id");
+}
+
+static char idbuf[24];
+
+static const char *id_str(long long id)
+{
+	snprintf(idbuf, sizeof(idbuf), "%lld", id);
+	return idbuf;
+}
+
+/* ------------------------------------------------------------- tests */
+
+MCT_TEST(version_and_show)
+{
+	char buf[PATH_MAX], want[PATH_MAX], dev[64];
+	struct stat st;
+	long long id;
+	int i, found = 0;
+
+	SETUP();
+	EXPECT_RUN(0, "version");
+	MCT_EXPECT(strstr(R.out, "metacache module 0.1.0, control protocol 1"),
+		   "version: %s", R.out);
+	EXPECT_JSON("-j", "version");
+	MCT_EXPECT(!strcmp(js_str(R.out, "module.version", buf, sizeof(buf)),
+			   "0.1.0") && js_num(R.out, "module.protocol") == 1 &&
+		   js_bool(R.out, "module.compatible") == 1, "version -j: %s",
+		   R.out);
+	/* every mount; ours by its device */
+	MCT_ASSERT(!stat(upper, &st), "stat %s", upper);
+	snprintf(dev, sizeof(dev), "%u:%u", major(st.st_dev), minor(st.st_dev));
+	EXPECT_JSON("-j", "show");
+	for (i = 0; i < 64; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "mounts.%d.dev", i);
+		if (!*js_str(R.out, path, buf, sizeof(buf)))
+			break;
+		if (strcmp(buf, dev))
+			continue;
+		found++;
+		snprintf(path, sizeof(path), "mounts.%d.mount_point", i);
+		MCT_EXPECT(!strcmp(js_str(R.out, path, buf, sizeof(buf)), upper),
+			   "mount point %s, want %s", buf, upper);
+	}
+	MCT_EXPECT(found == 1, "%s (dev %s) listed %d times: %s", upper, dev,
+		   found, R.out);
+	/* ours alone */
+	EXPECT_JSON("-j", "show", upper);
+	id = js_num(R.out, "id");
+	MCT_EXPECT(id >= 1, "id %lld", id);
+	MCT_EXPECT(!strcmp(js_str(R.out, "dev", buf, sizeof(buf)), dev),
+		   "dev %s", buf);
+	MCT_ASSERT(realpath(lower, want), "realpath %s", lower);
+	MCT_EXPECT(!strcmp(js_str(R.out, "lower_path", buf, sizeof(buf)), want),
+		   "lower_path %s, want %s", buf, want);
+	js_str(R.out, "lower_fstype", buf, sizeof(buf));
+	MCT_EXPECT(fstype && (!strncmp(buf, fstype, strlen(fstype)) ||
+			      (!strcmp(fstype, "cifs") && !strcmp(buf, "smb3"))),
+		   "lower_fstype %s on %s", buf, fstype);
+	js_str(R.out, "lower_source", buf, sizeof(buf));
+	MCT_EXPECT(buf[0], "no lower_source");
+	mct_diag("%s: lower %s %s from %s", upper, want, fstype, buf);
+	MCT_EXPECT(js_num(R.out, "tunables.attr_ttl") == 5 &&
+		   js_num(R.out, "tunables.max_entries") == 65536 &&
+		   js_bool(R.out, "tunables.dir") == 1 &&
+		   js_bool(R.out, "active.entry") == 1 &&
+		   js_num(R.out, "policies") == 0 &&
+		   js_num(R.out, "entries") == 0, "show -j: %s", R.out);
+	/* the human forms */
+	EXPECT_RUN(0, "show");
+	MCT_EXPECT(strstr(R.out, upper), "show: %s", R.out);
+	EXPECT_RUN(0, "show", upper);
+	snprintf(want, sizeof(want), "mount %lld: %s", id, upper);
+	MCT_EXPECT(strstr(R.out, want), "show MOUNT: %s", R.out);
+}
+
+MCT_TEST(set_reads_back)
+{
+	long long id;
+
+	SETUP();
+	id = mount_id(upper);
+	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	EXPECT_RUN(0, "set", upper, "attr_ttl", "0", "entry_ttl", "1m",
+		   "max_neg", "100", "neg", "off");
+	MCT_EXPECT(!R.out[0], "set printed: %s", R.out);
+	EXPECT_JSON("-j", "show", id_str(id));
+	MCT_EXPECT(js_num(R.out, "tunables.attr_ttl") == 0 &&
+		   js_num(R.out, "tunables.entry_ttl") == 60 &&
+		   js_num(R.out, "tunables.max_neg") == 100 &&
+		   js_num(R.out, "tunables.neg_ttl") == 5 &&
+		   js_bool(R.out, "tunables.neg") == 0 &&
+		   js_bool(R.out, "tunables.attr") == 1 &&
+		   js_bool(R.out, "active.attr") == 0 &&
+		   js_bool(R.out, "active.neg") == 0 &&
+		   js_bool(R.out, "active.entry") == 1, "after set: %s", R.out);
+	/* the mount itself shows it */
+	MCT_EXPECT(has_opt(upper, "attr_ttl=0") && has_opt(upper, "entry_ttl=60") &&
+		   has_opt(upper, "max_neg=100"), "/proc/mounts: no change");
+	/* by id, back to the defaults */
+	EXPECT_RUN(0, "set", id_str(id), "attr_ttl", "5", "entry_ttl", "5s",
+		   "max_neg", "16384", "neg", "on");
+	MCT_EXPECT(has_opt(upper, "attr_ttl=5") && has_opt(upper, "entry_ttl=5") &&
+		   has_opt(upper, "max_neg=16384"), "/proc/mounts: not restored");
+	/* refusals */
+	EXPECT_RUN(1, "set", "999999", "attr_ttl", "1");
+	MCT_EXPECT(strstr(R.err, "kernel reports:") && strstr(R.err, "mount id"),
+		   "unknown id: %s", R.err);
+	EXPECT_RUN(1, "set", "/tmp", "attr_ttl", "1");
+	MCT_EXPECT(strstr(R.err, "not on a metacache mount"), "/tmp: %s",
+		   R.err);
+	EXPECT_RUN(2, "set", upper, "attr_ttl", "400d");
+}
+
+MCT_TEST(defaults_for_new_mounts)
+{
+	char sub[PATH_MAX], dir[PATH_MAX], dir2[PATH_MAX];
+
+	SETUP();
+	EXPECT_JSON("-j", "defaults");
+	MCT_EXPECT(js_num(R.out, "defaults.attr_ttl") == 5 &&
+		   js_num(R.out, "defaults.max_handles") == 1024 &&
+		   js_bool(R.out, "defaults.dir") == 1, "defaults: %s", R.out);
+	EXPECT_RUN(0, "defaults", "attr_ttl", "7", "dir", "off", "max_handles",
+		   "10");
+	EXPECT_JSON("-j", "defaults");
+	MCT_EXPECT(js_num(R.out, "defaults.attr_ttl") == 7 &&
+		   js_num(R.out, "defaults.max_handles") == 10 &&
+		   js_num(R.out, "defaults.entry_ttl") == 5 &&
+		   js_bool(R.out, "defaults.dir") == 0, "defaults: %s", R.out);
+	/* a new mount gets them, mount options override them */
+	snprintf(sub, sizeof(sub), "%s/ctl.def.%d", lower, getpid());
+	snprintf(dir, sizeof(dir), "/tmp/ctl.def.%d", getpid());
+	snprintf(dir2, sizeof(dir2), "/tmp/ctl.def2.%d", getpid());
+	MCT_ASSERT(!mkdir(sub, 0755) && !mkdir(dir, 0755) && !mkdir(dir2, 0755),
+		   "mkdir: %s", strerror(errno));
+	MCT_EXPECT(!mount(sub, dir, "metacache", 0, NULL), "mount: %s",
+		   strerror(errno));
+	MCT_EXPECT(!mount(sub, dir2, "metacache", 0, "attr_ttl=3"),
+		   "mount -o: %s", strerror(errno));
+	EXPECT_JSON("-j", "show", dir);
+	MCT_EXPECT(js_num(R.out, "tunables.attr_ttl") == 7 &&
+		   js_num(R.out, "tunables.max_handles") == 10 &&
+		   js_num(R.out, "tunables.entry_ttl") == 5 &&
+		   js_bool(R.out, "tunables.dir") == 0 &&
+		   js_bool(R.out, "active.dir") == 0, "new mount: %s", R.out);
+	MCT_EXPECT(has_opt(dir, "attr_ttl=7") && has_opt(dir2, "attr_ttl=3") &&
+		   has_opt(dir2, "max_handles=10"), "new mounts' options");
+	MCT_EXPECT(has_opt(upper, "attr_ttl=5"), "an existing mount changed");
+	EXPECT_RUN(0, "defaults", "attr_ttl", "5", "dir", "on", "max_handles",
+		   "1024");
+	EXPECT_JSON("-j", "defaults");
+	MCT_EXPECT(js_num(R.out, "defaults.attr_ttl") == 5 &&
+		   js_num(R.out, "defaults.max_handles") == 1024 &&
+		   js_bool(R.out, "defaults.dir") == 1, "restored: %s", R.out);
+	MCT_EXPECT(!umount(dir) && !umount(dir2), "umount: %s", strerror(errno));
+	rmdir(dir);
+	rmdir(dir2);
+	rmdir(sub);
+}
+
+MCT_TEST(policy_add_list_del)
+{
+	char buf[256], abs[PATH_MAX];
+	long long id;
+
+	SETUP();
+	id = mount_id(upper);
+	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	EXPECT_RUN(0, "policy", "add", upper, "build", "bypass");
+	EXPECT_RUN(0, "policy", "add", upper, "tools", "entry_ttl", "1h",
+		   "attr_ttl", "1h");
+	snprintf(abs, sizeof(abs), "%s/a/b", upper);
+	EXPECT_RUN(0, "policy", "add", id_str(id), abs, "neg", "off");
+	EXPECT_JSON("-j", "policy", "list", upper);
+	MCT_EXPECT(js_num(R.out, "mount_id") == id, "mount_id: %s", R.out);
+	MCT_EXPECT(!strcmp(js_str(R.out, "policies.0.path", buf, sizeof(buf)),
+			   "/a/b") &&
+		   js_bool(R.out, "policies.0.bypass") == 0 &&
+		   js_bool(R.out, "policies.0.tunables.neg") == 0 &&
+		   js_num(R.out, "policies.0.tunables.entry_ttl") == -1,
+		   "rule /a/b: %s", R.out);
+	MCT_EXPECT(!strcmp(js_str(R.out, "policies.1.path", buf, sizeof(buf)),
+			   "/build") &&
+		   js_bool(R.out, "policies.1.bypass") == 1,
+		   "rule /build: %s", R.out);
+	MCT_EXPECT(!strcmp(js_str(R.out, "policies.2.path", buf, sizeof(buf)),
+			   "/tools") &&
+		   js_num(R.out, "policies.2.tunables.entry_ttl") == 3600 &&
+		   js_num(R.out, "policies.2.tunables.attr_ttl") == 3600 &&
+		   js_bool(R.out, "policies.2.bypass") == 0,
+		   "rule /tools: %s", R.out);
+	MCT_EXPECT(!*js_str(R.out, "policies.3.path", buf, sizeof(buf)),
+		   "a fourth rule: %s", R.out);
+	EXPECT_RUN(0, "policy", "list", upper);
+	MCT_EXPECT(strstr(R.out, "/build") && strstr(R.out, "bypass") &&
+		   strstr(R.out, "entry_ttl=1h"), "policy list: %s", R.out);
+	EXPECT_JSON("-j", "show", upper);
+	MCT_EXPECT(js_num(R.out, "policies") == 3, "show: %s", R.out);
+	/* delete */
+	EXPECT_RUN(0, "policy", "del", upper, "build");
+	EXPECT_RUN(1, "policy", "del", upper, "build");
+	MCT_EXPECT(strstr(R.err, "no rule on this path"), "del: %s", R.err);
+	EXPECT_RUN(2, "policy", "add", upper, "../x", "bypass");
+	EXPECT_JSON("-j", "policy", "list", upper);
+	MCT_EXPECT(!strcmp(js_str(R.out, "policies.1.path", buf, sizeof(buf)),
+			   "/tools") &&
+		   !*js_str(R.out, "policies.2.path", buf, sizeof(buf)),
+		   "after del: %s", R.out);
+	EXPECT_RUN(0, "policy", "del", upper, "tools/");
+	EXPECT_RUN(0, "policy", "del", upper, "a/b/");
+	EXPECT_RUN(0, "policy", "list", upper);
+	MCT_EXPECT(strstr(R.out, "no policy rules"), "empty list: %s", R.out);
+}
+
+MCT_TEST(stats_and_reset)
+{
+	char work[PATH_MAX], name[PATH_MAX + 16];
+	struct stat st;
+	long long id, calls;
+	int fd, i;
+
+	SETUP();
+	id = mount_id(upper);
+	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	snprintf(work, sizeof(work), "%s/ctl.stats.%d", upper, getpid());
+	MCT_ASSERT(!mkdir(work, 0755), "mkdir: %s", strerror(errno));
+	snprintf(name, sizeof(name), "%s/f", work);
+	fd = open(name, O_CREAT | O_WRONLY, 0644);
+	MCT_ASSERT(fd >= 0, "create: %s", strerror(errno));
+	close(fd);
+	EXPECT_JSON("-j", "stats", id_str(id));
+	MCT_EXPECT(js_num(R.out, "mount_id") == id, "mount_id: %s", R.out);
+	MCT_EXPECT(js_num(R.out, "age_ns") > 0, "age: %s", R.out);
+	calls = js_num(R.out, "ops.lookup.calls");
+	MCT_EXPECT(calls > 0, "lookup calls %lld", calls);
+	MCT_EXPECT(js_num(R.out, "ops.lookup.lower.count") == calls,
+		   "lookup histogram count %lld, calls %lld",
+		   js_num(R.out, "ops.lookup.lower.count"), calls);
+	MCT_EXPECT(js_num(R.out, "ops.lookup.lower.max_ns") > 0 &&
+		   js_num(R.out, "ops.lookup.lower.p50_ns") > 0 &&
+		   js_num(R.out, "ops.lookup.lower.buckets.0.count") > 0,
+		   "lookup histogram: %s", R.out);
+	MCT_EXPECT(js_num(R.out, "ops.create.calls") >= 1 &&
+		   js_num(R.out, "ops.mkdir.calls") >= 1, "create/mkdir");
+	/* the path walks into work hit its fresh entry (default entry_ttl) */
+	MCT_EXPECT(js_num(R.out, "caches.entry.hits") > 0 &&
+		   js_num(R.out, "ops.revalidate.avoided") > 0,
+		   "entry hits %lld, revalidations avoided %lld",
+		   js_num(R.out, "caches.entry.hits"),
+		   js_num(R.out, "ops.revalidate.avoided"));
+	/* every avoided call has its latency in the cache-served histogram */
+	MCT_EXPECT(js_num(R.out, "ops.revalidate.cache.count") ==
+		   js_num(R.out, "ops.revalidate.avoided") &&
+		   js_num(R.out, "ops.revalidate.cache.max_ns") > 0,
+		   "revalidate served from cache: count %lld, avoided %lld",
+		   js_num(R.out, "ops.revalidate.cache.count"),
+		   js_num(R.out, "ops.revalidate.avoided"));
+	MCT_EXPECT(js_num(R.out, "caches.handle.entries") == 0,
+		   "handle cache (not built yet) holds %lld",
+		   js_num(R.out, "caches.handle.entries"));
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
+	MCT_EXPECT(strstr(R.out, "counting for"), "stats --reset: %s", R.out);
+	EXPECT_JSON("-j", "stats", id_str(id));
+	MCT_EXPECT(js_num(R.out, "ops.lookup.calls") == 0 &&
+		   js_num(R.out, "ops.create.calls") == 0 &&
+		   js_num(R.out, "ops.lookup.lower.count") == 0 &&
+		   js_num(R.out, "ops.revalidate.cache.count") == 0 &&
+		   js_num(R.out, "caches.entry.hits") == 0,
+		   "after reset: %s", R.out);
+	MCT_EXPECT(js_num(R.out, "age_ns") < 120000000000LL, "age after reset");
+	/* and they count again */
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s/missing%d", work, i);
+		stat(name, &st);
+	}
+	EXPECT_JSON("-j", "stats", id_str(id));
+	MCT_EXPECT(js_num(R.out, "ops.lookup.calls") >= 3,
+		   "lookups after reset: %lld",
+		   js_num(R.out, "ops.lookup.calls"));
+	snprintf(name, sizeof(name), "%s/f", work);
+	unlink(name);
+	rmdir(work);
+}
+
+MCT_TEST(flush_works)
+{
+	char work[PATH_MAX], dir[PATH_MAX + 8], rel[64], buf[PATH_MAX];
+	struct stat st;
+	long long id, before, after;
+
+	SETUP();
+	id = mount_id(upper);
+	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	snprintf(rel, sizeof(rel), "ctl.flush.%d", getpid());
+	snprintf(work, sizeof(work), "%s/%s", upper, rel);
+	snprintf(dir, sizeof(dir), "%s/d", work);
+	MCT_ASSERT(!mkdir(work, 0755) && !mkdir(dir, 0755), "mkdir: %s",
+		   strerror(errno));
+	MCT_ASSERT(!stat(dir, &st), "stat");
+	/* a cached directory is not looked up again ... */
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
+	MCT_ASSERT(!stat(dir, &st), "stat");
+	EXPECT_JSON("-j", "stats", id_str(id));
+	before = js_num(R.out, "ops.lookup.calls");
+	if (strcmp(fstype, "cifs"))
+		MCT_EXPECT(before == 0, "lookups of a cached name: %lld", before);
+	/* ... until flushed */
+	EXPECT_JSON("-j", "flush", upper);
+	MCT_EXPECT(js_num(R.out, "flushed_entries") >= 2 &&
+		   js_num(R.out, "flushed_handles") == 0,
+		   "flush of a mount with work and work/d cached: %s", R.out);
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
+	MCT_ASSERT(!stat(dir, &st), "stat");
+	EXPECT_JSON("-j", "stats", id_str(id));
+	/*
+	 * Neither name of the walk is answered from the cache: an unused
+	 * flushed dentry is looked up anew (a miss), one still in use is
+	 * revalidated (a miss that asks the lower, when it has d_revalidate).
+	 */
+	after = js_num(R.out, "caches.entry.misses");
+	MCT_EXPECT(after >= 2 && js_num(R.out, "caches.entry.hits") == 0,
+		   "after a flush: %lld entry misses, %lld hits (before: %lld lookups)",
+		   after, js_num(R.out, "caches.entry.hits"), before);
+	/* a subtree, with every flag */
+	EXPECT_JSON("-j", "flush", upper, rel, "--subtree", "--handles");
+	snprintf(work, sizeof(work), "/%s", rel);
+	MCT_EXPECT(!strcmp(js_str(R.out, "path", buf, sizeof(buf)), work) &&
+		   js_bool(R.out, "subtree") == 1 &&
+		   js_bool(R.out, "handles") == 1 &&
+		   js_num(R.out, "flushed_entries") >= 1 &&
+		   js_num(R.out, "flushed_handles") == 0, "flush -j: %s", R.out);
+	EXPECT_RUN(0, "flush", id_str(id), "no/such/name");
+	EXPECT_RUN(2, "flush", upper, "../x");
+	rmdir(dir);
+	snprintf(work, sizeof(work), "%s/%s", upper, rel);
+	rmdir(work);
+}
+
+MCT_TEST(non_root_refused)
+{
+	char uid[16];
+
+	SETUP();
+	snprintf(uid, sizeof(uid), "%d", test_uid());
+#define REFUSED(...)							\
+	do {								\
+		int __rc = ctl_user(__VA_ARGS__);			\
+		MCT_EXPECT(__rc == 1 && strstr(R.err, "metacachectl: ") && \
+			   (strstr(R.err, "not permitted") ||		\
+			    strstr(R.err, "CAP_SYS_ADMIN")),		\
+			   "as uid %s: metacachectl %s: exit %d: %s", uid, \
+			   #__VA_ARGS__, __rc, R.err);			\
+	} while (0)
+#define ALLOWED(...)							\
+	do {								\
+		int __rc = ctl_user(__VA_ARGS__);			\
+		MCT_EXPECT(__rc == 0, "as uid %s: metacachectl %s: exit %d: %s", \
+			   uid, #__VA_ARGS__, __rc, R.err);		\
+	} while (0)
+	REFUSED("set", upper, "attr_ttl", "1");
+	REFUSED("defaults", "attr_ttl", "1");
+	REFUSED("policy", "add", upper, "x", "bypass");
+	REFUSED("policy", "del", upper, "x");
+	REFUSED("flush", upper);
+	REFUSED("stats", "--reset", upper);
+	ALLOWED("-j", "show");
+	MCT_EXPECT(js_valid(R.out), "show -j: %s", R.out);
+	ALLOWED("-j", "show", upper);
+	ALLOWED("-j", "defaults");
+	ALLOWED("-j", "policy", "list", upper);
+	ALLOWED("-j", "stats", upper);
+	MCT_EXPECT(js_valid(R.out), "stats -j: %s", R.out);
+	ALLOWED("version");
+	MCT_EXPECT(has_opt(upper, "attr_ttl=5"), "a refused set changed it");
+#undef REFUSED
+#undef ALLOWED
+}
+
+MCT_TEST(bad_mounts)
+{
+	SETUP();
+	EXPECT_RUN(1, "show", "/tmp");
+	MCT_EXPECT(strstr(R.err, "kernel reports: path is not on a metacache mount"),
+		   "show /tmp: %s", R.err);
+	EXPECT_RUN(1, "show", "999999");
+	MCT_EXPECT(strstr(R.err, "no metacache mount with this id"),
+		   "show 999999: %s", R.err);
+	EXPECT_RUN(1, "show", "/nonexistent/ctl");
+	MCT_EXPECT(strstr(R.err, "kernel reports:"), "show missing: %s", R.err);
+}
+
+int main(int argc, char **argv)
+{
+	return mct_main(argc, argv);
+}
