@@ -182,10 +182,20 @@ static void seq_open_flags(struct pt_run *r)
 		PT_OK(r, close(fd));
 	}
 	pt_rec_content(r, "f");
-	fd = PT_FDANY(r, openat(r->dfd, "f", O_RDONLY | O_TRUNC));
-	if (fd >= 0)
-		close(fd);
-	pt_rec_stat(r, "f", 0);
+	/*
+	 * O_RDONLY|O_TRUNC is undefined in POSIX.  The NFSv4 client truncates
+	 * with a SETATTR under the new read-only open's state, which nfsd
+	 * accepts only while the write access of the O_RDWR open just closed
+	 * is still held (its CLOSE is asynchronous): EACCES or success depends
+	 * on timing, on the lower as much as through the stack.  Not compared
+	 * there.
+	 */
+	if (!pt_fs("nfs")) {
+		fd = PT_FDANY(r, openat(r->dfd, "f", O_RDONLY | O_TRUNC));
+		if (fd >= 0)
+			close(fd);
+		pt_rec_stat(r, "f", 0);
+	}
 	PT_OK(r, pt_writefileat(r->dfd, "f", "refill", 6, 0644));
 
 	PT_OK(r, mkdirat(r->dfd, "d", 0755));
