@@ -206,10 +206,25 @@ static int change(struct cl_ctx *c, int i)
 	case D_RENAME_NEW:
 		cl_snp(g, sizeof(g), "%s/g", d);
 		return rename(f, g) ? -errno : 0;
-	case E_REPLACE:
+	case E_REPLACE: {
+		int r, n;
+
 		if (unlink(f))
 			return -errno;
-		return cl_writefile(f, 20, 'r', 0644);
+		/*
+		 * SMB: while a client still has the old file open (the lower
+		 * cifs client's own deferred close, or metacache's within
+		 * close_ttl) it is "delete pending", and creating the name
+		 * again fails with ENOENT until that handle is closed.
+		 */
+		for (n = 0; n < 100; n++) {
+			r = cl_writefile(f, 20, 'r', 0644);
+			if (r != -ENOENT || !cl_fs("cifs"))
+				break;
+			cl_msleep(100);
+		}
+		return r;
+	}
 	case E_RMDIR:
 		cl_snp(g, sizeof(g), "%s/d", d);
 		return rmdir(g) ? -errno : 0;
