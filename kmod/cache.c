@@ -651,6 +651,11 @@ void mc_cache_read(const struct mc_sb_info *sbi, enum mc_cache c,
 		*entries = atomic_long_read(&sbi->nr_attr);
 		*bytes = *entries * sizeof(struct mc_attr);
 		break;
+	case MC_CACHE_HANDLE:
+		/* The lower struct file is most of it (handle.c). */
+		*entries = READ_ONCE(sbi->nr_handles);
+		*bytes = *entries * (sizeof(struct file) + 64);
+		break;
 	default:
 		*entries = READ_ONCE(sbi->nr[MC_CACHE_DIR]);
 		*bytes = READ_ONCE(sbi->dir_bytes);

@@ -38,6 +38,7 @@ static const char *const mc_cache_names[MC_CACHE_NR] = {
 	[MC_CACHE_NEG]		= "neg",
 	[MC_CACHE_ATTR]		= "attr",
 	[MC_CACHE_DIR]		= "dir",
+	[MC_CACHE_HANDLE]	= "handle",
 };
 
 static int mc_stats_show(struct seq_file *m, void *v)
@@ -92,8 +93,10 @@ static ssize_t mc_flush_write(struct file *file, const char __user *buf,
 	err = kstrtobool_from_user(buf, len, &yes);
 	if (err)
 		return err;
-	if (yes)
+	if (yes) {
 		mc_cache_flush(sbi, NULL);
+		mc_handles_flush(sbi);
+	}
 	return len;
 }
 

@@ -74,6 +74,7 @@ void mc_file_free(struct mc_file *mcf)
  */
 int mc_open(struct inode *inode, struct file *file)
 {
+	u64 start = mc_clock();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct file *lower_file;
 	struct path lower_path;
@@ -89,6 +90,12 @@ int mc_open(struct inode *inode, struct file *file)
 	if (file->f_mode & FMODE_CREATED)
 		flags &= ~O_TRUNC;
 
+	/* A lower file kept open after a close (handle.c)? */
+	lower_file = mc_handle_get(file);
+	if (lower_file) {
+		mc_served(sbi, MC_OP_OPEN, start);
+		goto opened;
+	}
 	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
 	if (err)
 		goto out_free;
@@ -98,6 +105,7 @@ int mc_open(struct inode *inode, struct file *file)
 		err = PTR_ERR(lower_file);
 		goto out_free;
 	}
+opened:
 
 	mcf->lower = lower_file;
 	mc_file_opened(file, mcf);
@@ -186,7 +194,7 @@ int mc_release(struct inode *inode, struct file *file)
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf = MC_F(file);
 
-	if (mcf->lower)
+	if (mcf->lower && !mc_handle_put(file, mcf->lower))
 		mc_lower_release(sbi, mcf->lower);
 	else
 		mc_served(sbi, MC_OP_RELEASE, start);
@@ -300,8 +308,11 @@ static int mc_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EIO;
 	/* Writes through it bypass us: see mc_attr_bypass() in cache.c. */
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
-	    (VM_SHARED | VM_MAYWRITE))
+	    (VM_SHARED | VM_MAYWRITE)) {
 		mc_attr_invalidate(file_inode(file));
+		/* Its pages may still be dirty after the last close. */
+		set_bit(MC_FILE_NOCACHE, &MC_F(file)->flags);
+	}
 	return mc_lower_mmap(MC_SB(file_inode(file)->i_sb),
 			     mc_file_lower(file), vma);
 }
@@ -435,9 +446,14 @@ int mc_lock(struct file *file, int cmd, struct file_lock *fl)
 
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
-	/* Deferred close must never keep this lower file open. */
-	if (cmd != F_GETLK && fl->fl_type != F_UNLCK)
+	/*
+	 * Deferred close must never keep this lower file open, and no other
+	 * lower file of the inode stays open while locks are set.
+	 */
+	if (cmd != F_GETLK && fl->fl_type != F_UNLCK) {
 		set_bit(MC_FILE_HAS_LOCKS, &mcf->flags);
+		mc_handles_close(file_inode(file), true);
+	}
 
 	fl->fl_file = lower;
 	if (owner == (fl_owner_t)file)
@@ -469,8 +485,10 @@ int mc_flock(struct file *file, int cmd, struct file_lock *fl)
 
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
-	if (fl->fl_type != F_UNLCK)
+	if (fl->fl_type != F_UNLCK) {
 		set_bit(MC_FILE_HAS_LOCKS, &mcf->flags);
+		mc_handles_close(file_inode(file), true);
+	}
 
 	fl->fl_file = lower;
 	fl->fl_owner = lower;
@@ -496,6 +514,8 @@ long mc_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
+	/* It may have changed state of the open lower file: do not reuse. */
+	set_bit(MC_FILE_NOCACHE, &MC_F(file)->flags);
 	ret = mc_lower_ioctl(MC_SB(inode->i_sb), lower, cmd, arg);
 	/* e.g. FS_IOC_SETFLAGS handled by the lower */
 	mc_attr_invalidate(inode);
@@ -519,6 +539,7 @@ long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
+	set_bit(MC_FILE_NOCACHE, &MC_F(file)->flags);
 	ret = mc_lower_compat_ioctl(MC_SB(inode->i_sb), lower, cmd, arg);
 	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);

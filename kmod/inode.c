@@ -176,6 +176,7 @@ struct inode *mc_iget(struct super_block *sb, struct inode *lower)
 void mc_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
+	mc_handles_close(inode, false);
 	mc_inode_cache_evict(inode);
 	clear_inode(inode);
 	iput(mc_inode_lower(inode));
@@ -285,6 +286,9 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	struct path lower_path;
 	int err;
 
+	/* A held-open lower file must not see its file truncated. */
+	if (ia->ia_valid & ATTR_SIZE)
+		mc_handles_close(d_inode(dentry), true);
 	/* ftruncate(), open(O_TRUNC): NFS finds its open state by the file. */
 	if (ia->ia_valid & ATTR_FILE)
 		lower_ia.ia_file = mc_file_lower(ia->ia_file);
@@ -736,6 +740,8 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	struct mc_child child;
 	int err;
 
+	/* Closed before the lower looks at how busy the file is. */
+	mc_handles_close(d_inode(dentry), true);
 	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
@@ -887,6 +893,10 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	struct dentry *trap;
 	int err;
 
+	/* Neither a moved nor an overwritten file stays open below. */
+	mc_handles_close(d_inode(old_dentry), true);
+	if (d_really_is_positive(new_dentry))
+		mc_handles_close(d_inode(new_dentry), true);
 	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)

@@ -697,13 +697,32 @@ struct file *mc_lower_open(struct mc_sb_info *sbi,
  * @sbi: the mount
  * @lower: the lower file; its reference is consumed
  *
- * Deferred close will hook in here (keep the lower file open for a while).
+ * The final fput() of a task runs when it returns to user space; deferred
+ * close (handle.c) decides before this whether to keep the file instead.
  */
 void mc_lower_release(struct mc_sb_info *sbi, struct file *lower)
 {
 	u64 start = mc_op_begin();
 
 	fput(lower);
+	mc_op_end(sbi, MC_OP_RELEASE, start);
+}
+
+/**
+ * mc_lower_release_sync() - close a lower file now, from a kernel thread
+ * @sbi: the mount
+ * @lower: the lower file; its reference is consumed
+ *
+ * For the handle cache's worker: when this returns the lower file system
+ * has run its ->release (NFS and SMB have sent, or queued, their CLOSE).
+ *
+ * Context: a kernel thread (__fput_sync() requires one), may sleep.
+ */
+void mc_lower_release_sync(struct mc_sb_info *sbi, struct file *lower)
+{
+	u64 start = mc_op_begin();
+
+	__fput_sync(lower);
 	mc_op_end(sbi, MC_OP_RELEASE, start);
 }
 

@@ -45,6 +45,9 @@ static int __init mc_init(void)
 	mc_dentry_cachep = KMEM_CACHE(mc_dentry, SLAB_RECLAIM_ACCOUNT);
 	if (!mc_dentry_cachep)
 		goto out_inode_cache;
+	err = mc_handle_cache_init();
+	if (err)
+		goto out_dentry_cache;
 	mc_debugfs_init();	/* best effort */
 	/* Before the file system: nothing can be mounted if this fails. */
 	err = mc_netlink_init();
@@ -61,6 +64,8 @@ out_netlink:
 	mc_netlink_exit();
 out_debugfs:
 	mc_debugfs_exit();
+	mc_handle_cache_exit();
+out_dentry_cache:
 	kmem_cache_destroy(mc_dentry_cachep);
 out_inode_cache:
 	kmem_cache_destroy(mc_inode_cachep);
@@ -79,6 +84,7 @@ static void __exit mc_exit(void)
 	mc_debugfs_exit();
 	/* Wait for the RCU frees of dentry info (call_rcu) and inodes. */
 	rcu_barrier();
+	mc_handle_cache_exit();
 	kmem_cache_destroy(mc_dentry_cachep);
 	kmem_cache_destroy(mc_inode_cachep);
 	pr_info("unloaded\n");

@@ -134,6 +134,7 @@ enum mc_cache {
 	MC_CACHE_NEG,		/* negative dentries */
 	MC_CACHE_ATTR,		/* attributes (and permission results) */
 	MC_CACHE_DIR,		/* directory listings */
+	MC_CACHE_HANDLE,	/* open lower files after close (handle.c) */
 	MC_CACHE_NR
 };
 
@@ -222,6 +223,22 @@ struct mc_sb_info {
 	struct mc_ctl *ctl;
 	/* MC_BTIME_*: how the lower answers STATX_BTIME (cache.c). */
 	u8 btime;
+
+	/*
+	 * The handle cache (handle.c).  @handle_lock protects @handle_lru,
+	 * @handle_dispose, @nr_handles, @handles_dead and every inode's
+	 * mc_inode_info::handles.  A leaf lock: nothing is taken under it,
+	 * and it is never taken in RCU-walk or under a d_lock.
+	 */
+	spinlock_t handle_lock;
+	struct list_head handle_lru;	/* mc_handle::lru, oldest first */
+	struct list_head handle_dispose; /* mc_handle::lru, to be closed */
+	unsigned long nr_handles;	/* on @handle_lru */
+	bool handles_dead;		/* unmounting: cache no more */
+	bool handle_shrinker_registered;
+	struct work_struct handle_dispose_work;	/* closes @handle_dispose */
+	struct delayed_work handle_expire_work;	/* closes expired handles */
+	struct shrinker handle_shrinker;
 };
 
 /* mc_sb_info::btime, learned from the lower's first getattr answer. */
@@ -353,6 +370,9 @@ struct mc_inode_info {
 
 	struct mc_link __rcu *link;	/* a symlink's target, cache.c */
 
+	/* mc_handle::inode_node, under mc_sb_info::handle_lock (handle.c) */
+	struct list_head handles;
+
 	struct inode vfs_inode;
 };
 
@@ -404,6 +424,7 @@ struct mc_dentry {
 /* Bits of mc_file::flags. */
 #define MC_FILE_HAS_LOCKS	0	/* a lock was delegated to @lower */
 #define MC_FILE_ITERATED	1	/* @lower's readdir position was used */
+#define MC_FILE_NOCACHE		2	/* @lower not to be kept after release */
 
 /*
  * struct mc_file - per-open-file data, file->private_data.
@@ -573,6 +594,9 @@ static inline u32 mc_ttl(const struct mc_sb_info *sbi,
 	case MC_CACHE_DIR:
 		ttl = mc_dir_ttl(sbi);
 		break;
+	case MC_CACHE_HANDLE:
+		ttl = mc_close_ttl(sbi);
+		break;
 	default:
 		return 0;
 	}
@@ -616,6 +640,16 @@ void mc_served(struct mc_sb_info *sbi, enum mc_op op, u64 start);
 /* main.c */
 extern struct kmem_cache *mc_inode_cachep;
 extern struct kmem_cache *mc_dentry_cachep;
+
+/* handle.c */
+struct file *mc_handle_get(struct file *file);
+bool mc_handle_put(struct file *file, struct file *lower);
+void mc_handles_close(struct inode *inode, bool wait);
+int mc_handles_flush(struct mc_sb_info *sbi);
+int mc_handles_init(struct mc_sb_info *sbi);
+void mc_handles_stop(struct mc_sb_info *sbi);
+int mc_handle_cache_init(void);
+void mc_handle_cache_exit(void);
 
 /* cache.c */
 void mc_cache_init(struct mc_sb_info *sbi);
@@ -756,6 +790,7 @@ struct file *mc_lower_open(struct mc_sb_info *sbi,
 			   const struct path *lower_path, int flags,
 			   const struct cred *cred);
 void mc_lower_release(struct mc_sb_info *sbi, struct file *lower);
+void mc_lower_release_sync(struct mc_sb_info *sbi, struct file *lower);
 int mc_lower_setfl(struct mc_sb_info *sbi, struct file *lower,
 		   unsigned int flags);
 ssize_t mc_lower_read(struct mc_sb_info *sbi, struct file *lower,

@@ -1186,11 +1186,14 @@ static int metacache_nl_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	struct mc_sb_info *sbi;
 	struct sk_buff *msg;
 	char *path = NULL;
-	int flushed = 0;
+	int flushed = 0, handles = 0;
+	u32 flags = 0;
 	void *hdr;
 	u16 depth;
 	int err;
 
+	if (info->attrs[METACACHE_A_FLUSH_FLAGS])
+		flags = nla_get_u32(info->attrs[METACACHE_A_FLUSH_FLAGS]);
 	if (pattr) {
 		const char *why = "bad path";
 
@@ -1212,8 +1215,9 @@ static int metacache_nl_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out_msg;
 	/*
-	 * METACACHE_FLUSH_F_HANDLES is accepted and has nothing to do until
-	 * the handle cache (deferred close) exists: FLUSHED_HANDLES is 0.
+	 * METACACHE_FLUSH_F_HANDLES closes the mount's cached handles, all of
+	 * them also when a path is given: more than asked, always safe (a
+	 * closed handle only costs the next open a round trip).
 	 * Without METACACHE_FLUSH_F_SUBTREE only the name's own state is
 	 * asked for, but mc_cache_flush() has no name-only mode: it drops the
 	 * subtree, which is more than asked and always safe.
@@ -1223,6 +1227,8 @@ static int metacache_nl_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!path || dentry)
 		flushed = mc_cache_flush(sbi, dentry);
 	dput(dentry);
+	if (flushed >= 0 && (flags & METACACHE_FLUSH_F_HANDLES))
+		handles = mc_handles_flush(sbi);
 	mc_nl_unpin(sbi);
 	if (flushed < 0) {
 		err = flushed;
@@ -1234,7 +1240,7 @@ static int metacache_nl_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr ||
 	    mc_nl_put_u64(msg, METACACHE_A_FLUSHED_ENTRIES, flushed,
 			  METACACHE_A_PAD) ||
-	    mc_nl_put_u64(msg, METACACHE_A_FLUSHED_HANDLES, 0,
+	    mc_nl_put_u64(msg, METACACHE_A_FLUSHED_HANDLES, handles,
 			  METACACHE_A_PAD))
 		goto out_msg;
 	genlmsg_end(msg, hdr);

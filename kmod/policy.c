@@ -623,6 +623,7 @@ u32 mc_ttl_policy(const struct mc_sb_info *sbi, const struct dentry *dentry,
 	BUILD_BUG_ON((int)MC_CACHE_NEG != (int)METACACHE_CACHE_NEG);
 	BUILD_BUG_ON((int)MC_CACHE_ATTR != (int)METACACHE_CACHE_ATTR);
 	BUILD_BUG_ON((int)MC_CACHE_DIR != (int)METACACHE_CACHE_DIR);
+	BUILD_BUG_ON((int)MC_CACHE_HANDLE != (int)METACACHE_CACHE_HANDLE);
 
 	if (!dentry)
 		return mc_disabled(sbi) & BIT(cache) ? 0 : mount_value;

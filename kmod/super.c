@@ -214,6 +214,7 @@ static struct inode *mc_alloc_inode(struct super_block *sb)
 	if (!mi)
 		return NULL;
 	mi->lower = NULL;
+	INIT_LIST_HEAD(&mi->handles);
 	mc_inode_cache_init(mi);
 	return &mi->vfs_inode;
 }
@@ -294,6 +295,9 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	mc_cache_init(sbi);
 
 	err = mc_stats_alloc(sbi);
+	if (err)
+		return err;
+	err = mc_handles_init(sbi);
 	if (err)
 		return err;
 	err = mc_ctl_alloc(sbi);
@@ -381,6 +385,8 @@ static void mc_kill_sb(struct super_block *sb)
 		list_del_init(&sbi->list);
 		mutex_unlock(&mc_mounts_lock);
 		mc_debugfs_umount(sbi);
+		/* No lower file of ours may keep the lower mount busy. */
+		mc_handles_stop(sbi);
 		mc_cache_stop(sbi);
 	}
 	/* Drops all dentries and inodes, hence all lower references... */

@@ -47,7 +47,7 @@ bench=$PWD/tests/bench/mdbench
 ko=$PWD/kmod/metacache.ko
 tsv=$out/cache-bench.tsv
 parts=/tmp/mc-bench-parts
-opts60=entry_ttl=60,neg_ttl=60,attr_ttl=60,dir_ttl=60
+opts60=entry_ttl=60,neg_ttl=60,attr_ttl=60,dir_ttl=60,close_ttl=60
 
 # report TSV LOWERS SECS RUNS FILES_NFS FILES_CIFS SKIPPED: the markdown
 # table, from the TSV lines (means over the runs, per lower/config/phase).

@@ -239,7 +239,7 @@ static inline int cl_tun_set(const struct cl_tun *t)
 	do {								\
 		int __r = mcs_read(&cl.mm, (s));			\
 		MCT_ASSERT(__r == 0, "read %s/stats: %s", cl.mm.dir, strerror(-__r)); \
-		MCT_ASSERT(!(s)->old_format && (s)->caches_seen == 0xf, \
+		MCT_ASSERT(!(s)->old_format && (s)->caches_seen == (1U << MCS_CACHE_NR) - 1, \
 			   "%s/stats has no \"op ... avoided\" and \"cache\" lines: the module has no caches (yet)", \
 			   cl.mm.dir);					\
 	} while (0)

@@ -26,7 +26,7 @@ const char *const mcs_op_names[MCS_OP_NR] = {
 };
 
 const char *const mcs_cache_names[MCS_CACHE_NR] = {
-	"entry", "neg", "attr", "dir",
+	"entry", "neg", "attr", "dir", "handle",
 };
 
 static void why_set(char *why, size_t len, const char *fmt, ...)

@@ -35,7 +35,8 @@ enum mcs_op {
 	MCS_OP_NR
 };
 
-enum mcs_cache { MCS_ENTRY, MCS_NEG, MCS_ATTR, MCS_DIR, MCS_CACHE_NR };
+/* MCS_HANDLE: open lower files kept after close (deferred close). */
+enum mcs_cache { MCS_ENTRY, MCS_NEG, MCS_ATTR, MCS_DIR, MCS_HANDLE, MCS_CACHE_NR };
 
 /* Bit masks of ops, for mcs_calls()/mcs_avoided(). */
 #define MCS_BIT(op)	(1ULL << (op))

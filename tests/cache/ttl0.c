@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ttl0: with entry_ttl = neg_ttl = attr_ttl = dir_ttl = 0 the caches are
- * off: metacache is a pass-through.
+ * ttl0: with entry_ttl = neg_ttl = attr_ttl = dir_ttl = close_ttl = 0 the
+ * caches are off: metacache is a pass-through.
  *
  *  - every stat of a file reaches the lower (getattr or revalidate calls
  *    grow with each one) and counts no attr or entry hit;
@@ -31,6 +31,7 @@ CL_TEST(every_stat_reaches_lower)
 	int i, r;
 
 	CL_TTLS(0);
+	CL_REMOUNT("close_ttl=0");
 	r = cl_writefile(UP("f"), 10, 'a', 0644);
 	MCT_ASSERT(r == 0, "create: %s", strerror(-r));
 	MCT_ASSERT(cl_lstat_err(UP("f"), NULL) == 0, "lstat: %s", strerror(errno));
@@ -54,6 +55,7 @@ CL_TEST(every_missing_stat_reaches_lower)
 	int i, e;
 
 	CL_TTLS(0);
+	CL_REMOUNT("close_ttl=0");
 	CL_SNAP(&tot);
 	for (i = 0; i < N; i++) {
 		CL_SNAP(&s0);
@@ -75,6 +77,7 @@ CL_TEST(every_readdir_reaches_lower)
 	int i, n;
 
 	CL_TTLS(0);
+	CL_REMOUNT("close_ttl=0");
 	for (i = 0; i < 10; i++) {
 		char name[16];
 
@@ -106,6 +109,7 @@ CL_TEST(other_client_as_fast_as_lower)
 	int i, fd;
 
 	CL_TTLS(0);
+	CL_REMOUNT("close_ttl=0");
 	memset(p, 0, sizeof(p));
 	MCT_ASSERT(mkdir(UP("d"), 0755) == 0, "mkdir: %s", strerror(errno));
 	MCT_ASSERT(cl_writefile(UP("chmod"), 10, 'a', 0644) == 0 && chmod(UP("chmod"), 0644) == 0,

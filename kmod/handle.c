@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metacache - the open-handle cache: deferred close
+ *
+ * Over NFS and SMB every open() and close() is a round trip (OPEN/CLOSE,
+ * SMB2 CREATE/CLOSE).  When the last reference to an upper regular file
+ * goes, its lower file is kept open for close_ttl seconds in a per-inode
+ * list instead of being closed; the next open of the same inode with the
+ * same open flags and the same credentials takes it instead of opening
+ * the lower file again.
+ *
+ * What is never shared or reused:
+ *  - One cached lower file serves one upper file at a time: it is taken
+ *    off the list when handed out, and only goes back at that upper file's
+ *    release.  flock, OFD locks and leases belong to an open file: a lower
+ *    file that ever had a lock is not cached at all (MC_FILE_HAS_LOCKS).
+ *  - A handle is handed only to an opener with the same identity as the
+ *    one who opened it (fsuid, fsgid, supplementary groups, effective
+ *    capabilities: what the lower's RPCs authenticate with), and only
+ *    after the VFS checked the new open's permission with the caller's
+ *    credentials (may_open() runs before ->open, through mc_permission()).
+ *  - Opens that must reach the server: O_TRUNC, O_DIRECT, exclusive or
+ *    new files (FMODE_CREATED), O_TMPFILE, exec opens, and any access
+ *    mode or flag other than the handle's.
+ *
+ * Data: close(2) still calls the lower ->flush (mc_flush()), so written
+ * data is on the server, and a write error returned, when close() returns.
+ * Only the lower's CLOSE is deferred.
+ *
+ * Cached handles of an inode are closed, synchronously, before anything a
+ * held-open lower file would disturb: unlink, rename of it or over it,
+ * truncate, setting a lock, an exec open, the inode's eviction (so also
+ * when the metadata cache learns the name is gone or replaced), a flush
+ * and unmount.  Closing means the final fput() of the lower file, done by
+ * a kernel worker (__fput_sync()) that the caller waits for: the lower
+ * sees the file closed before the unlink, so NFS does not silly-rename.
+ *
+ * Bounds: at most max_handles per mount (the oldest is closed first), an
+ * expiry work item that closes what outlived close_ttl, and a shrinker.
+ *
+ * Staleness: a handle is reused for at most close_ttl seconds after its
+ * close.  NFS's close-to-open revalidation happens at the lower OPEN, so
+ * data another client wrote within that window may not be seen through a
+ * reused handle until it expires (Documentation/coherence.md).
+ */
+
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "metacache.h"
+
+/*
+ * struct mc_handle - one lower file kept open after its upper file closed.
+ * On its inode's mc_inode_info::handles and on mc_sb_info::handle_lru (in
+ * close order), or on mc_sb_info::handle_dispose on its way to be closed.
+ * All under mc_sb_info::handle_lock.
+ */
+struct mc_handle {
+	struct list_head inode_node;
+	struct list_head lru;
+	struct mc_inode_info *mi;	/* NULL once on handle_dispose */
+	struct file *lower;		/* counted reference */
+	unsigned int flags;		/* open flags it was opened with */
+	u64 deadline;			/* jiffies_64 */
+};
+
+static struct kmem_cache *mc_handle_cachep;
+
+/* The open flags that must match for a handle to be reused. */
+#define MC_HANDLE_KEY_FLAGS	(O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | \
+				 __O_SYNC | O_NOATIME | O_LARGEFILE | \
+				 O_DIRECT | FASYNC | O_PATH | O_DIRECTORY | \
+				 O_NOFOLLOW)
+
+/* Opens that always reach the lower file system. */
+#define MC_HANDLE_NEVER_FLAGS	(O_TRUNC | O_DIRECT | __O_TMPFILE | \
+				 __FMODE_EXEC | O_PATH)
+
+static bool mc_groups_same(const struct group_info *a,
+			   const struct group_info *b)
+{
+	int i;
+
+	if (a == b)
+		return true;
+	if (a->ngroups != b->ngroups)
+		return false;
+	for (i = 0; i < a->ngroups; i++)
+		if (!gid_eq(a->gid[i], b->gid[i]))
+			return false;
+	return true;
+}
+
+/* Would the lower authenticate @a and @b as the same caller? */
+static bool mc_cred_same(const struct cred *a, const struct cred *b)
+{
+	if (a == b)
+		return true;
+	return uid_eq(a->fsuid, b->fsuid) && gid_eq(a->fsgid, b->fsgid) &&
+	       uid_eq(a->euid, b->euid) && gid_eq(a->egid, b->egid) &&
+	       cap_issubset(a->cap_effective, b->cap_effective) &&
+	       cap_issubset(b->cap_effective, a->cap_effective) &&
+	       mc_groups_same(a->group_info, b->group_info);
+}
+
+static bool mc_handle_cacheable_open(const struct file *file)
+{
+	return S_ISREG(file_inode(file)->i_mode) &&
+	       !(file->f_flags & MC_HANDLE_NEVER_FLAGS) &&
+	       !(file->f_mode & FMODE_CREATED);
+}
+
+/* Move @h from its inode and the LRU to the dispose list. */
+static void mc_handle_unhook_locked(struct mc_sb_info *sbi, struct mc_handle *h)
+{
+	lockdep_assert_held(&sbi->handle_lock);
+	list_del_init(&h->inode_node);
+	h->mi = NULL;
+	list_move_tail(&h->lru, &sbi->handle_dispose);
+	sbi->nr_handles--;
+}
+
+/*
+ * The closing worker: the final fput() of each disposed lower file, done
+ * synchronously (__fput_sync() is for kernel threads) so that whoever
+ * waits on this work knows the lower file system saw the close.
+ */
+static void mc_handle_dispose_work(struct work_struct *work)
+{
+	struct mc_sb_info *sbi = container_of(work, struct mc_sb_info,
+					      handle_dispose_work);
+	struct mc_handle *h, *next;
+	LIST_HEAD(list);
+
+	spin_lock(&sbi->handle_lock);
+	list_splice_init(&sbi->handle_dispose, &list);
+	spin_unlock(&sbi->handle_lock);
+	list_for_each_entry_safe(h, next, &list, lru) {
+		mc_lower_release_sync(sbi, h->lower);
+		kmem_cache_free(mc_handle_cachep, h);
+		cond_resched();
+	}
+}
+
+/* Close what is on the dispose list; wait for it if @wait. */
+static void mc_handle_dispose(struct mc_sb_info *sbi, bool wait)
+{
+	queue_work(system_unbound_wq, &sbi->handle_dispose_work);
+	if (wait)
+		flush_work(&sbi->handle_dispose_work);
+}
+
+/* (Re)arm the expiry pass for the oldest handle's deadline. */
+static void mc_handle_arm_locked(struct mc_sb_info *sbi)
+{
+	u64 now = get_jiffies_64();
+	struct mc_handle *h;
+	unsigned long delay;
+
+	lockdep_assert_held(&sbi->handle_lock);
+	if (sbi->handles_dead || list_empty(&sbi->handle_lru))
+		return;
+	h = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
+	delay = time_after64(h->deadline, now) ?
+		min_t(u64, h->deadline - now, MAX_JIFFY_OFFSET) : 0;
+	/* Batch: no sooner than a tenth of a second from now. */
+	mod_delayed_work(system_unbound_wq, &sbi->handle_expire_work,
+			 max_t(unsigned long, delay, HZ / 10));
+}
+
+static void mc_handle_expire_work(struct work_struct *work)
+{
+	struct mc_sb_info *sbi = container_of(to_delayed_work(work),
+					      struct mc_sb_info,
+					      handle_expire_work);
+	u32 ttl = mc_close_ttl(sbi);
+	struct mc_handle *h, *next;
+	bool any = false;
+
+	spin_lock(&sbi->handle_lock);
+	/* The list is in close order; a lowered close_ttl can reorder it. */
+	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
+		if (mc_fresh(h->deadline, ttl))
+			continue;
+		mc_handle_unhook_locked(sbi, h);
+		mc_count_expired(sbi, MC_CACHE_HANDLE);
+		any = true;
+	}
+	mc_handle_arm_locked(sbi);
+	spin_unlock(&sbi->handle_lock);
+	if (any)
+		mc_handle_dispose_work(&sbi->handle_dispose_work);
+}
+
+/**
+ * mc_handle_get() - take a cached lower file for an upper open
+ * @file: the upper file being opened (f_flags, f_mode and f_cred set)
+ *
+ * Context: process context, ->open.
+ * Return: the lower file (the caller owns its reference), or NULL: open
+ * the lower file.
+ */
+struct file *mc_handle_get(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_inode_info *mi = MC_I(inode);
+	unsigned int key = file->f_flags & MC_HANDLE_KEY_FLAGS;
+	struct file *lower = NULL;
+	struct mc_handle *h;
+	bool expired = false;
+	u32 ttl;
+
+	if (!S_ISREG(inode->i_mode) || list_empty_careful(&mi->handles))
+		return NULL;
+	if (!mc_handle_cacheable_open(file)) {
+		/* An exec must not meet a lower file held open for write. */
+		if (file->f_flags & __FMODE_EXEC)
+			mc_handles_close(inode, true);
+		return NULL;
+	}
+	ttl = mc_ttl(sbi, file->f_path.dentry, MC_CACHE_HANDLE);
+	spin_lock(&sbi->handle_lock);
+	list_for_each_entry(h, &mi->handles, inode_node) {
+		if (h->flags != key || !mc_cred_same(h->lower->f_cred,
+						     file->f_cred))
+			continue;
+		if (!mc_fresh(h->deadline, ttl)) {
+			expired = true;
+			continue;
+		}
+		lower = h->lower;
+		list_del(&h->inode_node);
+		list_del(&h->lru);
+		sbi->nr_handles--;
+		break;
+	}
+	spin_unlock(&sbi->handle_lock);
+	if (!lower) {
+		if (expired)
+			mc_count_expired(sbi, MC_CACHE_HANDLE);
+		mc_count_miss(sbi, MC_CACHE_HANDLE);
+		return NULL;
+	}
+	kmem_cache_free(mc_handle_cachep, h);
+	mc_count_hit(sbi, MC_CACHE_HANDLE);
+	/* A fresh start for the new upper file: position and flags. */
+	lower->f_pos = 0;
+	return lower;
+}
+
+/**
+ * mc_handle_put() - keep a lower file open after its upper file's release
+ * @file: the upper file being released
+ * @lower: its lower file
+ *
+ * Context: process context, ->release.
+ * Return: true if the handle cache took @lower (and its reference); false
+ * if the caller must release it.
+ */
+bool mc_handle_put(struct file *file, struct file *lower)
+{
+	struct inode *inode = file_inode(file);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_inode_info *mi = MC_I(inode);
+	u32 ttl = mc_ttl(sbi, file->f_path.dentry, MC_CACHE_HANDLE);
+	u32 max = mc_max_handles(sbi);
+	struct mc_handle *h, *old;
+	bool evicted = false;
+
+	/*
+	 * Unlike an open that takes a handle, the one that made it may have
+	 * created or truncated the file: f_flags no longer says O_TRUNC.
+	 */
+	if (!ttl || !max || !S_ISREG(inode->i_mode) ||
+	    (file->f_flags & MC_HANDLE_NEVER_FLAGS) ||
+	    test_bit(MC_FILE_HAS_LOCKS, &MC_F(file)->flags) ||
+	    test_bit(MC_FILE_NOCACHE, &MC_F(file)->flags) ||
+	    !inode->i_nlink || d_unhashed(file->f_path.dentry))
+		return false;
+	h = kmem_cache_alloc(mc_handle_cachep, GFP_KERNEL);
+	if (!h)
+		return false;
+	h->lower = lower;
+	h->flags = file->f_flags & MC_HANDLE_KEY_FLAGS;
+	h->deadline = mc_deadline(ttl);
+
+	spin_lock(&sbi->handle_lock);
+	if (sbi->handles_dead) {
+		spin_unlock(&sbi->handle_lock);
+		kmem_cache_free(mc_handle_cachep, h);
+		return false;
+	}
+	h->mi = mi;
+	list_add(&h->inode_node, &mi->handles);
+	list_add_tail(&h->lru, &sbi->handle_lru);
+	sbi->nr_handles++;
+	while (sbi->nr_handles > max) {
+		old = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
+		mc_handle_unhook_locked(sbi, old);
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
+		evicted = true;
+	}
+	if (!delayed_work_pending(&sbi->handle_expire_work))
+		mc_handle_arm_locked(sbi);
+	spin_unlock(&sbi->handle_lock);
+	if (evicted)
+		mc_handle_dispose(sbi, false);
+	return true;
+}
+
+/**
+ * mc_handles_close() - close the cached handles of an inode
+ * @inode: an upper inode of any type (only regular files have handles)
+ * @wait: wait until the lower file system saw them closed
+ *
+ * For unlink, rename, truncate, locks, exec (@wait: when this returns, the
+ * lower has seen every cached lower file of @inode closed), and eviction
+ * (no wait: it may run in reclaim, and a handle holds its own references
+ * to everything below).
+ *
+ * Context: process context; with @wait it sleeps, and the caller may hold
+ * the upper locks the VFS holds for those operations, no lower ones.
+ */
+void mc_handles_close(struct inode *inode, bool wait)
+{
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_inode_info *mi = MC_I(inode);
+	struct mc_handle *h, *next;
+
+	if (list_empty_careful(&mi->handles))
+		return;
+	spin_lock(&sbi->handle_lock);
+	list_for_each_entry_safe(h, next, &mi->handles, inode_node) {
+		mc_handle_unhook_locked(sbi, h);
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
+	}
+	spin_unlock(&sbi->handle_lock);
+	mc_handle_dispose(sbi, wait);
+}
+
+/**
+ * mc_handles_flush() - close every cached handle of a mount, and wait
+ * @sbi: the mount
+ *
+ * Context: process context, may sleep.
+ * Return: how many handles were closed.
+ */
+int mc_handles_flush(struct mc_sb_info *sbi)
+{
+	struct mc_handle *h, *next;
+	int n = 0;
+
+	spin_lock(&sbi->handle_lock);
+	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
+		mc_handle_unhook_locked(sbi, h);
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
+		n++;
+	}
+	spin_unlock(&sbi->handle_lock);
+	mc_handle_dispose(sbi, true);
+	return n;
+}
+
+static unsigned long mc_handle_shrink_count(struct shrinker *shrink,
+					    struct shrink_control *sc)
+{
+	struct mc_sb_info *sbi = container_of(shrink, struct mc_sb_info,
+					      handle_shrinker);
+
+	return READ_ONCE(sbi->nr_handles) ?: SHRINK_EMPTY;
+}
+
+/* Close the oldest; the closing itself is left to the worker. */
+static unsigned long mc_handle_shrink_scan(struct shrinker *shrink,
+					   struct shrink_control *sc)
+{
+	struct mc_sb_info *sbi = container_of(shrink, struct mc_sb_info,
+					      handle_shrinker);
+	unsigned long n = 0;
+	struct mc_handle *h;
+
+	spin_lock(&sbi->handle_lock);
+	while (n < sc->nr_to_scan && !list_empty(&sbi->handle_lru)) {
+		h = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
+		mc_handle_unhook_locked(sbi, h);
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
+		n++;
+	}
+	spin_unlock(&sbi->handle_lock);
+	if (n)
+		mc_handle_dispose(sbi, false);
+	return n ?: SHRINK_STOP;
+}
+
+/**
+ * mc_handles_init() - set up the handle cache of a new mount
+ * @sbi: the mount, being filled
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM (the shrinker); mc_handles_stop() undoes it.
+ */
+int mc_handles_init(struct mc_sb_info *sbi)
+{
+	spin_lock_init(&sbi->handle_lock);
+	INIT_LIST_HEAD(&sbi->handle_lru);
+	INIT_LIST_HEAD(&sbi->handle_dispose);
+	INIT_WORK(&sbi->handle_dispose_work, mc_handle_dispose_work);
+	INIT_DELAYED_WORK(&sbi->handle_expire_work, mc_handle_expire_work);
+	sbi->handle_shrinker.count_objects = mc_handle_shrink_count;
+	sbi->handle_shrinker.scan_objects = mc_handle_shrink_scan;
+	sbi->handle_shrinker.seeks = DEFAULT_SEEKS;
+	if (register_shrinker(&sbi->handle_shrinker, "metacache-handles-%u",
+			      sbi->id))
+		return -ENOMEM;
+	sbi->handle_shrinker_registered = true;
+	return 0;
+}
+
+/**
+ * mc_handles_stop() - close every handle and take no more: unmount
+ * @sbi: the mount, no longer reachable by new opens
+ *
+ * Called before the super block's inodes are evicted, so that no lower
+ * file of ours keeps the lower mount busy after the unmount returns.
+ * Safe on a mount whose mc_handles_init() failed or never ran.
+ *
+ * Context: process context, may sleep.
+ */
+void mc_handles_stop(struct mc_sb_info *sbi)
+{
+	if (!sbi->handle_lru.next)
+		return;		/* never initialised */
+	if (sbi->handle_shrinker_registered) {
+		unregister_shrinker(&sbi->handle_shrinker);
+		sbi->handle_shrinker_registered = false;
+	}
+	spin_lock(&sbi->handle_lock);
+	sbi->handles_dead = true;
+	spin_unlock(&sbi->handle_lock);
+	cancel_delayed_work_sync(&sbi->handle_expire_work);
+	mc_handles_flush(sbi);
+	flush_work(&sbi->handle_dispose_work);
+}
+
+/**
+ * mc_handle_cache_init() - the module's handle slab
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int __init mc_handle_cache_init(void)
+{
+	mc_handle_cachep = KMEM_CACHE(mc_handle, 0);
+	return mc_handle_cachep ? 0 : -ENOMEM;
+}
+
+/* mc_handle_cache_exit() - free the slab; every mount is gone. */
+void mc_handle_cache_exit(void)
+{
+	kmem_cache_destroy(mc_handle_cachep);
+}

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * handles: the open-handle cache (deferred close, kmod/handle.c).
+ *
+ *  - reuse: repeated open+close of a file opens the lower file once; the
+ *    rest are handle hits, and every read sees the file's data;
+ *  - a different user, or a different access mode, or O_TRUNC, never gets
+ *    a cached handle; a denied open stays denied;
+ *  - close-to-open: data written and closed through the stack is seen by
+ *    the other client at once;
+ *  - unlink, rename of and over, and truncate of a file with a cached
+ *    handle: correct results and no NFS ".nfs*" file left on the lower;
+ *  - locks (flock and POSIX) taken through a reused handle conflict with
+ *    the other client's, and are gone after close;
+ *  - close_ttl=0 keeps nothing; max_handles bounds the count (oldest
+ *    closed first); an expired handle is closed by the expiry pass; a
+ *    flush closes all;
+ *  - unmount with cached handles leaves the lower mount free and the
+ *    files removable at once.
+ * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
+ */
+#include <sys/file.h>
+
+#include "cachelib.h"
+
+#define N 20
+
+static int open_close(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Entries of a directory on the lower whose name starts with ".nfs". */
+static int silly_count(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, ".nfs", 4))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* NFS removes a silly-renamed file at the last close: give it time. */
+static int silly_wait(const char *dir)
+{
+	int i, n = silly_count(dir);
+
+	for (i = 0; n > 0 && i < 50; i++) {
+		cl_msleep(100);
+		n = silly_count(dir);
+	}
+	return n;
+}
+
+static void handles_on(void)
+{
+	CL_REMOUNT("close_ttl=3600,max_handles=1024");
+}
+
+CL_TEST(reuse)
+{
+	struct mcs s0, d;
+	char buf[64];
+	int i, fd, r;
+
+	CL_TTLS(3600);
+	handles_on();
+	r = cl_writefile(UP("f"), 40, 'x', 0644);
+	MCT_ASSERT(r == 0, "create: %s", strerror(-r));
+	MCT_ASSERT(open_close(UP("f"), O_RDONLY) == 0, "open: %s", strerror(errno));
+	CL_SNAP(&s0);
+	for (i = 0; i < N; i++) {
+		fd = open(UP("f"), O_RDONLY);
+		MCT_ASSERT(fd >= 0, "open #%d: %s", i, strerror(errno));
+		memset(buf, 0, sizeof(buf));
+		MCT_EXPECT(read(fd, buf, sizeof(buf)) == 40 && buf[0] == 'x' &&
+			   buf[39] == 'x', "read #%d through a reused handle", i);
+		close(fd);
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("%d open+read+close: lower calls: %s", N, cl_calls(&d));
+	mct_diag("caches: %s", cl_caches(&d));
+	MCT_EXPECT(d.op[MCS_OPEN].calls == 0,
+		   "%d opens of a file with a cached handle opened the lower %" PRIu64 " times",
+		   N, d.op[MCS_OPEN].calls);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == N, "handle hits +%" PRIu64 ", want %d",
+		   d.cache[MCS_HANDLE].hits, N);
+	MCT_EXPECT(d.op[MCS_OPEN].avoided >= N && d.op[MCS_RELEASE].avoided >= N,
+		   "avoided open +%" PRIu64 ", release +%" PRIu64,
+		   d.op[MCS_OPEN].avoided, d.op[MCS_RELEASE].avoided);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 1, "%" PRIu64 " handles cached, want 1",
+		   d.cache[MCS_HANDLE].entries);
+
+	/* two opens at once: one takes the handle, the other opens anew */
+	CL_SNAP(&s0);
+	fd = open(UP("f"), O_RDONLY);
+	r = open(UP("f"), O_RDONLY);
+	MCT_ASSERT(fd >= 0 && r >= 0, "two opens: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == 1 && d.op[MCS_OPEN].calls == 1,
+		   "two concurrent opens: %" PRIu64 " hits, %" PRIu64 " lower opens (want 1, 1)",
+		   d.cache[MCS_HANDLE].hits, d.op[MCS_OPEN].calls);
+	close(fd);
+	close(r);
+	CL_SNAP(&s0);
+	MCT_EXPECT(s0.cache[MCS_HANDLE].entries == 2, "after closing both: %" PRIu64 " handles",
+		   s0.cache[MCS_HANDLE].entries);
+}
+
+struct uarg {
+	const char *path;
+	int flags;
+};
+
+static int user_open(void *p)
+{
+	const struct uarg *a = p;
+	int fd = open(a->path, a->flags);
+
+	if (fd < 0)
+		return errno == EACCES ? 13 : 1;
+	close(fd);
+	return 0;
+}
+
+CL_TEST(not_shared)
+{
+	struct mcs s0, d;
+	struct uarg a;
+	struct stat st;
+	int r;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("pub"), 10, 'p', 0644) == 0, "create pub");
+	MCT_ASSERT(cl_writefile(UP("priv"), 10, 'q', 0600) == 0, "create priv");
+	MCT_ASSERT(open_close(UP("pub"), O_RDONLY) == 0, "open pub");
+	MCT_ASSERT(open_close(UP("priv"), O_RDONLY) == 0, "open priv");
+
+	/* another user: never root's handle */
+	CL_SNAP(&s0);
+	a.path = UP("pub");
+	a.flags = O_RDONLY;
+	r = cl_as_user(user_open, &a);
+	CL_SINCE(&d, &s0);
+	if (r == 13 && cl_fs("cifs")) {
+		/* the share maps every user to one account: nothing to show */
+		mct_diag("cifs: user %u cannot read a 0644 file here", (unsigned)cl.uid);
+	} else {
+		MCT_EXPECT(r == 0, "user %u opening a 0644 file: %d", (unsigned)cl.uid, r);
+		MCT_EXPECT(d.cache[MCS_HANDLE].hits == 0,
+			   "user %u got a cached handle of root's", (unsigned)cl.uid);
+	}
+	a.path = UP("priv");
+	r = cl_as_user(user_open, &a);
+	MCT_EXPECT(r == 13, "user %u opening root's 0600 file with a cached handle: %d, want EACCES",
+		   (unsigned)cl.uid, r);
+
+	/* another access mode, O_TRUNC: the lower is asked */
+	CL_SNAP(&s0);
+	MCT_EXPECT(open_close(UP("pub"), O_WRONLY) == 0, "O_WRONLY: %s", strerror(errno));
+	MCT_EXPECT(open_close(UP("pub"), O_RDWR) == 0, "O_RDWR: %s", strerror(errno));
+	MCT_EXPECT(open_close(UP("pub"), O_RDONLY | O_NONBLOCK) == 0, "O_NONBLOCK: %s",
+		   strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == 0 && d.op[MCS_OPEN].calls == 3,
+		   "other modes: %" PRIu64 " handle hits, %" PRIu64 " lower opens (want 0, 3)",
+		   d.cache[MCS_HANDLE].hits, d.op[MCS_OPEN].calls);
+	CL_SNAP(&s0);
+	MCT_EXPECT(open_close(UP("pub"), O_WRONLY | O_TRUNC) == 0, "O_TRUNC: %s",
+		   strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == 0 && d.op[MCS_OPEN].calls == 1,
+		   "O_TRUNC: %" PRIu64 " handle hits, %" PRIu64 " lower opens (want 0, 1)",
+		   d.cache[MCS_HANDLE].hits, d.op[MCS_OPEN].calls);
+	MCT_EXPECT(stat(UP("pub"), &st) == 0 && st.st_size == 0 &&
+		   stat(LO("pub"), &st) == 0 && st.st_size == 0,
+		   "O_TRUNC through the stack truncated: size %jd", (intmax_t)st.st_size);
+}
+
+CL_TEST(close_to_open)
+{
+	char buf[32];
+	int fd, i;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("f"), 4, 'a', 0644) == 0, "create");
+	for (i = 0; i < 3; i++) {
+		char want = 'b' + i;
+
+		fd = open(UP("f"), O_WRONLY);
+		MCT_ASSERT(fd >= 0, "open: %s", strerror(errno));
+		memset(buf, want, 8);
+		MCT_EXPECT(pwrite(fd, buf, 8, 0) == 8, "write: %s", strerror(errno));
+		MCT_EXPECT(close(fd) == 0, "close: %s", strerror(errno));
+		/* the other client, right after close() */
+		fd = open(LO2("f"), O_RDONLY);
+		MCT_ASSERT(fd >= 0, "open on the other client: %s", strerror(errno));
+		memset(buf, 0, sizeof(buf));
+		MCT_EXPECT(read(fd, buf, sizeof(buf)) == 8 && buf[0] == want && buf[7] == want,
+			   "round %d: the other client reads \"%.8s\" after close, want %c", i, buf,
+			   want);
+		close(fd);
+	}
+}
+
+CL_TEST(namespace_ops)
+{
+	struct mcs s;
+	struct stat st;
+	int n;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("a"), 10, 'a', 0644) == 0, "create a");
+	MCT_ASSERT(cl_writefile(UP("b"), 10, 'b', 0644) == 0, "create b");
+	MCT_ASSERT(cl_writefile(UP("c"), 10, 'c', 0644) == 0, "create c");
+	MCT_ASSERT(cl_writefile(UP("t"), 10, 't', 0644) == 0, "create t");
+	MCT_ASSERT(open_close(UP("a"), O_RDONLY) == 0 && open_close(UP("b"), O_RDONLY) == 0 &&
+		   open_close(UP("c"), O_RDWR) == 0 && open_close(UP("t"), O_WRONLY) == 0,
+		   "open+close: %s", strerror(errno));
+	CL_SNAP(&s);
+	MCT_EXPECT(s.cache[MCS_HANDLE].entries >= 4, "%" PRIu64 " handles cached, want 4",
+		   s.cache[MCS_HANDLE].entries);
+
+	MCT_EXPECT(unlink(UP("a")) == 0, "unlink: %s", strerror(errno));
+	MCT_EXPECT(rename(UP("b"), UP("b2")) == 0, "rename: %s", strerror(errno));
+	MCT_EXPECT(rename(UP("b2"), UP("c")) == 0, "rename over: %s", strerror(errno));
+	MCT_EXPECT(truncate(UP("t"), 3) == 0, "truncate: %s", strerror(errno));
+	MCT_EXPECT(cl_lstat_err(LO("a"), NULL) == ENOENT && cl_lstat_err(LO("b"), NULL) == ENOENT,
+		   "a or b still on the lower");
+	MCT_EXPECT(stat(LO("c"), &st) == 0 && st.st_size == 10, "c on the lower");
+	MCT_EXPECT(stat(LO("t"), &st) == 0 && st.st_size == 3 &&
+		   stat(UP("t"), &st) == 0 && st.st_size == 3, "t truncated: %jd",
+		   (intmax_t)st.st_size);
+	n = silly_wait(c->lo);
+	MCT_EXPECT(n == 0, "%d .nfs* files left on the lower after unlink/rename", n);
+	/* removing the directory works: nothing holds a file in it */
+	MCT_EXPECT(unlink(UP("c")) == 0 && unlink(UP("t")) == 0, "unlink: %s", strerror(errno));
+	n = silly_wait(c->lo);
+	MCT_EXPECT(n == 0, "%d .nfs* files left on the lower", n);
+	MCT_EXPECT(cl_count(c->lo) == 0, "the lower directory still has %d entries",
+		   cl_count(c->lo));
+}
+
+/* The other client tries the locks: returns a bit per conflict seen. */
+static int other_locks(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDWR), r = 0;
+
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETLK, &fl) < 0 && (errno == EAGAIN || errno == EACCES))
+		r |= 1;
+	close(fd);
+	return r;
+}
+
+CL_TEST(locks)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct mcs s;
+	int fd, r;
+
+	if (cl.other_is_lower)
+		MCT_SKIP("no second client on %s", cl.fstype);
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("f"), 10, 'a', 0644) == 0, "create");
+	MCT_ASSERT(open_close(UP("f"), O_RDWR) == 0, "open+close");
+	fd = open(UP("f"), O_RDWR);		/* the cached handle */
+	MCT_ASSERT(fd >= 0, "open: %s", strerror(errno));
+	MCT_ASSERT(fcntl(fd, F_SETLK, &fl) == 0, "F_SETLK: %s", strerror(errno));
+	r = other_locks(LO2("f"));
+	MCT_EXPECT(r == 1, "the other client's lock did not conflict (%d)", r);
+	close(fd);
+	CL_SNAP(&s);
+	MCT_EXPECT(s.cache[MCS_HANDLE].entries == 0,
+		   "a handle that had locks was kept (%" PRIu64 " cached)",
+		   s.cache[MCS_HANDLE].entries);
+	r = other_locks(LO2("f"));
+	MCT_EXPECT(r == 0, "the lock outlived close() through the stack (%d)", r);
+}
+
+CL_TEST(bounds)
+{
+	struct mcs s0, d;
+	char name[32];
+	int i, waited;
+
+	CL_TTLS(3600);
+	CL_REMOUNT("close_ttl=0");
+	MCT_ASSERT(cl_writefile(UP("f"), 10, 'a', 0644) == 0, "create");
+	CL_SNAP(&s0);
+	for (i = 0; i < 5; i++)
+		MCT_ASSERT(open_close(UP("f"), O_RDONLY) == 0, "open");
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == 0 && d.cache[MCS_HANDLE].entries == 0 &&
+		   d.op[MCS_OPEN].calls == 5,
+		   "close_ttl=0: %" PRIu64 " hits, %" PRIu64 " cached, %" PRIu64 " lower opens",
+		   d.cache[MCS_HANDLE].hits, d.cache[MCS_HANDLE].entries, d.op[MCS_OPEN].calls);
+
+	/* max_handles: the oldest are closed */
+	CL_REMOUNT("close_ttl=3600,max_handles=3");
+	CL_SNAP(&s0);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		MCT_ASSERT(cl_writefile(UP(name), 10, 'a', 0644) == 0, "create %s", name);
+		MCT_ASSERT(open_close(UP(name), O_RDONLY) == 0, "open %s", name);
+	}
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 3 && d.cache[MCS_HANDLE].evicted >= 7,
+		   "max_handles=3: %" PRIu64 " cached, %" PRIu64 " evicted",
+		   d.cache[MCS_HANDLE].entries, d.cache[MCS_HANDLE].evicted);
+	/* the newest is still there */
+	CL_SNAP(&s0);
+	MCT_ASSERT(open_close(UP("g9"), O_RDONLY) == 0, "open g9");
+	MCT_ASSERT(open_close(UP("g0"), O_RDONLY) == 0, "open g0");
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == 1, "newest reused, oldest not: %" PRIu64 " hits",
+		   d.cache[MCS_HANDLE].hits);
+
+	/* a flush closes every one */
+	CL_FLUSH();
+	CL_SNAP(&s0);
+	MCT_EXPECT(s0.cache[MCS_HANDLE].entries == 0, "after a flush: %" PRIu64 " cached",
+		   s0.cache[MCS_HANDLE].entries);
+
+	/* expiry: the expiry pass closes them (polled: no timing asserted) */
+	CL_REMOUNT("close_ttl=1,max_handles=1024");
+	MCT_ASSERT(open_close(UP("g1"), O_RDONLY) == 0, "open g1");
+	CL_SNAP(&s0);
+	for (waited = 0; waited < 300; waited++) {
+		CL_SNAP(&d);
+		if (d.cache[MCS_HANDLE].entries == 0)
+			break;
+		cl_msleep(100);
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("close_ttl=1: closed after %.1f s", waited / 10.0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].expired >= 1,
+		   "close_ttl=1: %" PRIu64 " still cached after 30 s, %" PRIu64 " expired",
+		   d.cache[MCS_HANDLE].entries, d.cache[MCS_HANDLE].expired);
+}
+
+CL_TEST(unmount)
+{
+	char mnt[64], path[PATH_MAX + 64];
+	int i, n;
+
+	snprintf(mnt, sizeof(mnt), "/tmp/mc-handles.%d", getpid());
+	MCT_ASSERT(mkdir(mnt, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", mnt,
+		   strerror(errno));
+	MCT_ASSERT(mount(c->lo, mnt, "metacache", 0, "close_ttl=3600") == 0,
+		   "mount -t metacache %s %s: %s", c->lo, mnt, strerror(errno));
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/u%d", mnt, i);
+		if (cl_writefile(path, 10, 'a', 0644) || open_close(path, O_RDONLY))
+			mct_fail_at(__FILE__, __LINE__, "%s: %s", path, strerror(errno));
+	}
+	MCT_EXPECT(umount(mnt) == 0, "umount with cached handles: %s", strerror(errno));
+	rmdir(mnt);
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/u%d", c->lo, i);
+		unlink(path);
+	}
+	n = silly_wait(c->lo);
+	MCT_EXPECT(n == 0, "%d .nfs* files on the lower: a lower file stayed open after umount", n);
+}
+
+CL_MAIN()
