@@ -948,6 +948,120 @@ out_unlock:
 }
 
 /*
+ * ->atomic_open: called by the VFS for an open of a name it has no positive
+ * dentry for.  Without O_CREAT it is a lookup (the VFS then opens through
+ * ->open).  With O_CREAT the lower file system gets one full open of the
+ * name (mc_lower_open_name()), so a network lower looks up, creates and
+ * opens in one request, as it does without us; the lower file it opened
+ * becomes the upper file's.
+ *
+ * Whatever is not a plain regular file at the name (a directory, a symlink
+ * created meanwhile) is left to the VFS's own path: a lookup, after which
+ * it follows the symlink or reports EISDIR itself.
+ *
+ * Context: the parent's i_rwsem held, exclusively with O_CREAT.
+ */
+static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
+			  struct file *file, unsigned int open_flag,
+			  umode_t mode)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct dentry *lower, *res = NULL;
+	struct file *lower_file;
+	struct path lower_dir;
+	struct mc_file *mcf;
+	struct inode *inode;
+	int err;
+
+	if (!(open_flag & O_CREAT))
+		goto no_open;
+
+	err = mc_get_lower_path(dentry->d_parent, &lower_dir);
+	if (err)
+		return err;
+	lower_file = mc_lower_open_name(sbi, &lower_dir, &dentry->d_name,
+					open_flag, mode);
+	if (IS_ERR(lower_file)) {
+		mc_put_lower_path(&lower_dir);
+		err = PTR_ERR(lower_file);
+		if (err == -ELOOP || err == -EISDIR)
+			goto no_open;
+		return err;
+	}
+	lower = lower_file->f_path.dentry;
+	if (unlikely(lower->d_parent != lower_dir.dentry ||
+		     lower_file->f_path.mnt != lower_dir.mnt ||
+		     !S_ISREG(file_inode(lower_file)->i_mode))) {
+		mc_put_lower_path(&lower_dir);
+		mc_lower_release(sbi, lower_file);
+		goto no_open;
+	}
+	mc_put_lower_path(&lower_dir);
+
+	err = -ENOMEM;
+	mcf = mc_file_alloc();
+	if (!mcf)
+		goto out_release;
+	inode = mc_iget(dir->i_sb, d_inode(lower));
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		goto out_free;
+	}
+	if (d_in_lookup(dentry)) {
+		err = mc_dentry_init(dentry, dget(lower));
+		if (err) {
+			dput(lower);
+			iput(inode);
+			goto out_free;
+		}
+		/* Not a directory: no alias to find, @dentry is added. */
+		res = d_splice_alias(inode, dentry);
+		if (IS_ERR(res)) {
+			err = PTR_ERR(res);
+			goto out_free;
+		}
+		if (WARN_ON_ONCE(res)) {
+			dput(res);
+			err = -EIO;
+			goto out_free;
+		}
+	} else {
+		mc_dentry_set_lower(dentry, dget(lower));
+		d_instantiate(dentry, inode);
+	}
+	mc_entry_set(dentry, MC_DS_POS);
+	if (lower_file->f_mode & FMODE_CREATED) {
+		file->f_mode |= FMODE_CREATED;
+		mc_dir_changed(dir);
+	}
+	mc_copy_attr(dir);
+
+	mcf->lower = lower_file;
+	file->private_data = mcf;
+	err = finish_open(file, dentry, mc_open_prepared);
+	/* Once FMODE_OPENED is set, ->release cleans up at fput(). */
+	if (err && !(file->f_mode & FMODE_OPENED)) {
+		file->private_data = NULL;
+		goto out_free;
+	}
+	return err;
+
+no_open:
+	if (d_in_lookup(dentry)) {
+		res = mc_lookup(dir, dentry, 0);
+		if (IS_ERR(res))
+			return PTR_ERR(res);
+	}
+	return finish_no_open(file, res);
+
+out_free:
+	mc_file_free(mcf);
+out_release:
+	mc_lower_release(sbi, lower_file);
+	return err;
+}
+
+/*
  * O_TMPFILE: create and open the unnamed lower file in one go, make the
  * upper inode for it, and finish the upper open with that lower file
  * instead of opening another one (mc_open_prepared()).
@@ -1018,6 +1132,7 @@ out_free:
 static const struct inode_operations mc_dir_iops = {
 	.lookup		= mc_lookup,
 	.create		= mc_create,
+	.atomic_open	= mc_atomic_open,
 	.link		= mc_link,
 	.unlink		= mc_unlink,
 	.symlink	= mc_symlink,

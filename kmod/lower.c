@@ -693,6 +693,38 @@ struct file *mc_lower_open(struct mc_sb_info *sbi,
 }
 
 /**
+ * mc_lower_open_name() - open, and maybe create, a name in a lower directory
+ * @sbi: the mount
+ * @lower_dir: the lower directory
+ * @name: one path component, no '/'
+ * @flags: open flags, O_CREAT and O_EXCL included
+ * @mode: the mode of a created file
+ *
+ * A full open of the lower file system (file_open_root()), so that it can
+ * look up, create and open in one request where it has ->atomic_open: one
+ * NFS OPEN, one SMB2 CREATE.  Never follows a symlink at @name (-ELOOP).
+ * Counted as a create when it created the file, else as an open.
+ *
+ * Return: the open lower file (mc_lower_release() it) or an ERR_PTR.
+ */
+struct file *mc_lower_open_name(struct mc_sb_info *sbi,
+				const struct path *lower_dir,
+				const struct qstr *name, int flags,
+				umode_t mode)
+{
+	u64 start = mc_op_begin();
+	struct file *file;
+	bool created;
+
+	file = file_open_root(lower_dir, name->name, flags | O_NOFOLLOW, mode);
+	created = !IS_ERR(file) && (file->f_mode & FMODE_CREATED);
+	mc_op_end(sbi, created ? MC_OP_CREATE : MC_OP_OPEN, start);
+	pr_debug("open %pd/%s 0%o: %d\n", lower_dir->dentry, name->name, flags,
+		 PTR_ERR_OR_ZERO(file));
+	return file;
+}
+
+/**
  * mc_lower_release() - drop an open lower file
  * @sbi: the mount
  * @lower: the lower file; its reference is consumed

@@ -789,6 +789,10 @@ struct file *mc_lower_tmpfile(struct mc_sb_info *sbi,
 struct file *mc_lower_open(struct mc_sb_info *sbi,
 			   const struct path *lower_path, int flags,
 			   const struct cred *cred);
+struct file *mc_lower_open_name(struct mc_sb_info *sbi,
+				const struct path *lower_dir,
+				const struct qstr *name, int flags,
+				umode_t mode);
 void mc_lower_release(struct mc_sb_info *sbi, struct file *lower);
 void mc_lower_release_sync(struct mc_sb_info *sbi, struct file *lower);
 int mc_lower_setfl(struct mc_sb_info *sbi, struct file *lower,
