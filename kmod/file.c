@@ -64,6 +64,35 @@ void mc_file_free(struct mc_file *mcf)
 	kfree(mcf);
 }
 
+/*
+ * An open served from a kept lower file (handle.c) skips what the lower
+ * client does at open: NFS checks the file's attributes with the server
+ * (close-to-open) and drops its cached data if the file changed.  Do that
+ * here unless the attribute cache is fresh: data read through a reused
+ * handle is then no older than the attributes metacache already trusts
+ * (attr_ttl).  Return: 0, or an error: the kept file is no good (the file
+ * is gone on the server): open the lower file afresh.
+ */
+static int mc_open_revalidate(struct file *file, struct file *lower)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct inode *inode = d_inode(dentry);
+	struct mc_attr old;
+	struct kstat st;
+	u32 gen;
+	int err;
+
+	if (mc_attr_get(dentry, &st, STATX_BASIC_STATS, false, &old))
+		return 0;
+	gen = mc_attr_gen(inode);
+	err = mc_lower_getattr(MC_SB(inode->i_sb), &lower->f_path, &st,
+			       STATX_BASIC_STATS, AT_STATX_FORCE_SYNC);
+	if (err)
+		return err;
+	mc_attr_store(dentry, inode, &st, STATX_BASIC_STATS, gen);
+	return 0;
+}
+
 /**
  * mc_open() - ->open of files and directories: open the lower object
  * @inode: the upper inode
@@ -93,8 +122,11 @@ int mc_open(struct inode *inode, struct file *file)
 	/* A lower file kept open after a close (handle.c)? */
 	lower_file = mc_handle_get(file);
 	if (lower_file) {
-		mc_served(sbi, MC_OP_OPEN, start);
-		goto opened;
+		if (!mc_open_revalidate(file, lower_file)) {
+			mc_served(sbi, MC_OP_OPEN, start);
+			goto opened;
+		}
+		mc_lower_release(sbi, lower_file);
 	}
 	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
 	if (err)

@@ -21,17 +21,20 @@
  *    credentials (may_open() runs before ->open, through mc_permission()).
  *  - Opens that must reach the server: O_TRUNC, O_DIRECT, exclusive or
  *    new files (FMODE_CREATED), O_TMPFILE, exec opens, and any access
- *    mode or flag other than the handle's.
+ *    mode or flag other than the handle's.  The lower file of an open
+ *    that created the file is not kept either.
  *
  * Data: close(2) still calls the lower ->flush (mc_flush()), so written
  * data is on the server, and a write error returned, when close() returns.
  * Only the lower's CLOSE is deferred.
  *
  * Cached handles of an inode are closed, synchronously, before anything a
- * held-open lower file would disturb: unlink, rename of it or over it,
- * truncate, setting a lock, an exec open, the inode's eviction (so also
- * when the metadata cache learns the name is gone or replaced), a flush
- * and unmount.  Closing means the final fput() of the lower file, done by
+ * held-open lower file would disturb: unlink, rename of it or over it (of
+ * every file, for a directory rename: SMB refuses to rename a directory
+ * with open files below), any setattr (cifs sets times through an open
+ * handle differently), xattr changes, setting a lock, an exec open; and
+ * at the inode's eviction (so also when the metadata cache learns the
+ * name is gone or replaced), a flush and unmount.  Closing means the final fput() of the lower file, done by
  * a kernel worker (__fput_sync()) that the caller waits for: the lower
  * sees the file closed before the unlink, so NFS does not silly-rename.
  *
@@ -39,9 +42,11 @@
  * expiry work item that closes what outlived close_ttl, and a shrinker.
  *
  * Staleness: a handle is reused for at most close_ttl seconds after its
- * close.  NFS's close-to-open revalidation happens at the lower OPEN, so
- * data another client wrote within that window may not be seen through a
- * reused handle until it expires (Documentation/coherence.md).
+ * close.  The lower client's close-to-open check (NFS asks the server for
+ * the attributes at OPEN and drops cached data of a changed file) is done
+ * by mc_open() when it reuses a handle and the attribute cache is not
+ * fresh: data read through a reused handle is no older than attr_ttl
+ * (Documentation/coherence.md).
  */
 
 #include <linux/cred.h>
@@ -276,11 +281,15 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	bool evicted = false;
 
 	/*
-	 * Unlike an open that takes a handle, the one that made it may have
-	 * created or truncated the file: f_flags no longer says O_TRUNC.
+	 * A file this open created is rarely opened again with the same
+	 * (write) flags soon, and a kept handle of a new file is what other
+	 * users would trip over (an unlink on the lower mount silly-renames
+	 * it, SMB keeps it delete-pending): close it.  f_flags no longer has
+	 * O_TRUNC here; a truncating open's handle may be kept.
 	 */
 	if (!ttl || !max || !S_ISREG(inode->i_mode) ||
 	    (file->f_flags & MC_HANDLE_NEVER_FLAGS) ||
+	    (file->f_mode & FMODE_CREATED) ||
 	    test_bit(MC_FILE_HAS_LOCKS, &MC_F(file)->flags) ||
 	    test_bit(MC_FILE_NOCACHE, &MC_F(file)->flags) ||
 	    !inode->i_nlink || d_unhashed(file->f_path.dentry))

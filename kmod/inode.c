@@ -286,9 +286,11 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	struct path lower_path;
 	int err;
 
-	/* A held-open lower file must not see its file truncated. */
-	if (ia->ia_valid & ATTR_SIZE)
-		mc_handles_close(d_inode(dentry), true);
+	/*
+	 * No held-open lower file sees its file truncated, and cifs changes
+	 * times through an open handle with other results than by path.
+	 */
+	mc_handles_close(d_inode(dentry), true);
 	/* ftruncate(), open(O_TRUNC): NFS finds its open state by the file. */
 	if (ia->ia_valid & ATTR_FILE)
 		lower_ia.ia_file = mc_file_lower(ia->ia_file);
@@ -371,6 +373,7 @@ static int mc_fileattr_set(struct user_namespace *mnt_userns,
 	struct path lower_path;
 	int err;
 
+	mc_handles_close(d_inode(dentry), true);	/* as for setattr */
 	err = mc_get_lower_path(dentry, &lower_path);
 	if (err)
 		return err;
@@ -893,10 +896,19 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	struct dentry *trap;
 	int err;
 
-	/* Neither a moved nor an overwritten file stays open below. */
-	mc_handles_close(d_inode(old_dentry), true);
-	if (d_really_is_positive(new_dentry))
-		mc_handles_close(d_inode(new_dentry), true);
+	/*
+	 * Neither a moved nor an overwritten file stays open below; nor any
+	 * file, when a directory moves (SMB refuses to rename a directory
+	 * with open files in it).
+	 */
+	if (d_is_dir(old_dentry) ||
+	    (d_really_is_positive(new_dentry) && d_is_dir(new_dentry))) {
+		mc_handles_flush(sbi);
+	} else {
+		mc_handles_close(d_inode(old_dentry), true);
+		if (d_really_is_positive(new_dentry))
+			mc_handles_close(d_inode(new_dentry), true);
+	}
 	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
@@ -1030,13 +1042,22 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 		d_instantiate(dentry, inode);
 	}
 	mc_entry_set(dentry, MC_DS_POS);
-	if (lower_file->f_mode & FMODE_CREATED) {
+	if (lower_file->f_mode & FMODE_CREATED)
 		file->f_mode |= FMODE_CREATED;
-		mc_dir_changed(dir);
-	}
+	/*
+	 * Whether created here or by someone else meanwhile, the name exists
+	 * where we had none: the listing changed (and cifs says "created"
+	 * only for O_EXCL).
+	 */
+	mc_dir_changed(dir);
 	mc_copy_attr(dir);
 
 	mcf->lower = lower_file;
+	/*
+	 * Not to be kept after close (handle.c): a file that may just have
+	 * been created (cifs reports FMODE_CREATED only with O_EXCL).
+	 */
+	set_bit(MC_FILE_NOCACHE, &mcf->flags);
 	file->private_data = mcf;
 	err = finish_open(file, dentry, mc_open_prepared);
 	/* Once FMODE_OPENED is set, ->release cleans up at fput(). */
@@ -1051,6 +1072,12 @@ no_open:
 		res = mc_lookup(dir, dentry, 0);
 		if (IS_ERR(res))
 			return PTR_ERR(res);
+	} else if (open_flag & O_CREAT) {
+		/*
+		 * Our negative entry hides what the lower has now: the VFS
+		 * retries with LOOKUP_REVAL, which asks the lower afresh.
+		 */
+		return -ESTALE;
 	}
 	return finish_no_open(file, res);
 

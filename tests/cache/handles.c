@@ -7,7 +7,8 @@
  *  - a different user, or a different access mode, or O_TRUNC, never gets
  *    a cached handle; a denied open stays denied;
  *  - close-to-open: data written and closed through the stack is seen by
- *    the other client at once;
+ *    the other client at once; data the other client writes is seen
+ *    through reused handles once the attributes expire (attr_ttl);
  *  - unlink, rename of and over, and truncate of a file with a cached
  *    handle: correct results and no NFS ".nfs*" file left on the lower;
  *  - locks (flock and POSIX) taken through a reused handle conflict with
@@ -214,6 +215,64 @@ CL_TEST(close_to_open)
 			   want);
 		close(fd);
 	}
+}
+
+/* Read the whole (small) file at @path into @buf; its length or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+CL_TEST(other_writer)
+{
+	static char buf[4096], want[4096];
+	struct mcs s0, d;
+	double t0, waited = -1, limit;
+	int fd;
+
+	if (cl.other_is_lower)
+		MCT_SKIP("no second client on %s", cl.fstype);
+	CL_TTLS(3600);
+	CL_REMOUNT("attr_ttl=1,close_ttl=3600,max_handles=1024");
+	MCT_ASSERT(cl_writefile(UP("f"), sizeof(buf), 'a', 0644) == 0, "create");
+	MCT_ASSERT(read_small(UP("f"), buf, sizeof(buf)) == sizeof(buf) && buf[0] == 'a',
+		   "first read");
+	/* the other client rewrites it, same size */
+	memset(want, 'b', sizeof(want));
+	fd = open(LO2("f"), O_WRONLY);
+	MCT_ASSERT(fd >= 0, "open on the other client: %s", strerror(errno));
+	MCT_ASSERT(pwrite(fd, want, sizeof(want), 0) == sizeof(want), "write: %s",
+		   strerror(errno));
+	MCT_ASSERT(close(fd) == 0, "close: %s", strerror(errno));
+
+	/* reopen through the stack (a kept handle) until the new data shows */
+	limit = 1 + cl_lower_wait();
+	CL_SNAP(&s0);
+	t0 = cl_now();
+	while (cl_now() - t0 < limit) {
+		if (read_small(UP("f"), buf, sizeof(buf)) == sizeof(buf) &&
+		    !memcmp(buf, want, sizeof(want))) {
+			waited = cl_now() - t0;
+			break;
+		}
+		cl_msleep(100);
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("the other client's data seen through reused handles after %.1f s (attr_ttl=1); %" PRIu64 " handle hits, %" PRIu64 " lower opens",
+		 waited, d.cache[MCS_HANDLE].hits, d.op[MCS_OPEN].calls);
+	MCT_EXPECT(waited >= 0, "the other client's data not seen through the stack within %.0f s",
+		   limit);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits >= 1,
+		   "no open was served from a kept handle: the test did not test it");
 }
 
 CL_TEST(namespace_ops)
