@@ -605,6 +605,7 @@ void mc_cache_apply_limits(struct mc_sb_info *sbi)
 	mc_trim_done(sbi, queued, &put);
 	if (!READ_ONCE(sbi->dying))
 		mod_delayed_work(system_wq, &sbi->expire_work, 0);
+	mc_handles_retune(sbi);
 }
 
 /**

@@ -4,10 +4,18 @@
  *
  * Over NFS and SMB every open() and close() is a round trip (OPEN/CLOSE,
  * SMB2 CREATE/CLOSE).  When the last reference to an upper regular file
- * goes, its lower file is kept open for close_ttl seconds in a per-inode
- * list instead of being closed; the next open of the same inode with the
- * same open flags and the same credentials takes it instead of opening
- * the lower file again.
+ * opened read-only goes, its lower file is kept open for close_ttl seconds
+ * in a per-inode list instead of being closed; the next read-only open of
+ * the same inode with the same open flags and the same credentials takes
+ * it instead of opening the lower file again.
+ *
+ * Only read-only opens: a lower file opened for writing is closed at its
+ * last close, as without metacache.  What a server does at the close of a
+ * written file must happen then: SMB servers set the file's modification
+ * time at CLOSE (and cifs sets it locally when it closes), and writes and
+ * their errors are the writer's business at close.  The open-heavy work
+ * this is for (web and build servers, indexers, tools reading headers and
+ * configuration) reads.
  *
  * What is never shared or reused:
  *  - One cached lower file serves one upper file at a time: it is taken
@@ -19,22 +27,18 @@
  *    capabilities: what the lower's RPCs authenticate with), and only
  *    after the VFS checked the new open's permission with the caller's
  *    credentials (may_open() runs before ->open, through mc_permission()).
- *  - Opens that must reach the server: O_TRUNC, O_DIRECT, exclusive or
- *    new files (FMODE_CREATED), O_TMPFILE, exec opens, and any access
- *    mode or flag other than the handle's.  The lower file of an open
- *    that created the file is not kept either.
+ *  - Opens that must reach the server: any open for writing, O_TRUNC,
+ *    O_DIRECT, exclusive or new files (FMODE_CREATED), O_TMPFILE, exec
+ *    opens, and any flag other than the handle's.
  *
- * Data: close(2) still calls the lower ->flush (mc_flush()), so written
- * data is on the server, and a write error returned, when close() returns.
- * Only the lower's CLOSE is deferred.
+ * close(2) still calls the lower ->flush at every close (mc_flush()).
  *
  * Cached handles of an inode are closed, synchronously, before anything a
  * held-open lower file would disturb: unlink, rename of it or over it (of
  * every file, for a directory rename: SMB refuses to rename a directory
- * with open files below), any setattr (cifs sets times through an open
- * handle differently), xattr changes, setting a lock, an exec open; and
- * at the inode's eviction (so also when the metadata cache learns the
- * name is gone or replaced), a flush and unmount.  Closing means the final fput() of the lower file, done by
+ * with open files below), truncate, setting a lock, an exec open; and at
+ * the inode's eviction (so also when the metadata cache learns the name
+ * is gone or replaced), a flush and unmount.  Closing means the final fput() of the lower file, done by
  * a kernel worker (__fput_sync()) that the caller waits for: the lower
  * sees the file closed before the unlink, so NFS does not silly-rename.
  *
@@ -180,12 +184,44 @@ static void mc_handle_arm_locked(struct mc_sb_info *sbi)
 			 max_t(unsigned long, delay, HZ / 10));
 }
 
+/* Make sure the expiry pass runs no later than @deadline. */
+static void mc_handle_arm_by_locked(struct mc_sb_info *sbi, u64 deadline)
+{
+	struct delayed_work *dw = &sbi->handle_expire_work;
+	u64 now = get_jiffies_64();
+	unsigned long delay;
+
+	lockdep_assert_held(&sbi->handle_lock);
+	if (sbi->handles_dead)
+		return;
+	delay = time_after64(deadline, now) ?
+		min_t(u64, deadline - now, MAX_JIFFY_OFFSET) : 0;
+	delay = max_t(unsigned long, delay, HZ / 10);
+	if (!delayed_work_pending(dw) ||
+	    time_before(jiffies + delay, READ_ONCE(dw->timer.expires)))
+		mod_delayed_work(system_unbound_wq, dw, delay);
+}
+
+/**
+ * mc_handles_retune() - the mount's close_ttl or max_handles changed
+ * @sbi: the mount
+ *
+ * Runs the expiry pass now: it closes what the new values no longer allow.
+ */
+void mc_handles_retune(struct mc_sb_info *sbi)
+{
+	spin_lock(&sbi->handle_lock);
+	if (!sbi->handles_dead && sbi->handle_lru.next)
+		mod_delayed_work(system_unbound_wq, &sbi->handle_expire_work, 0);
+	spin_unlock(&sbi->handle_lock);
+}
+
 static void mc_handle_expire_work(struct work_struct *work)
 {
 	struct mc_sb_info *sbi = container_of(to_delayed_work(work),
 					      struct mc_sb_info,
 					      handle_expire_work);
-	u32 ttl = mc_close_ttl(sbi);
+	u32 ttl = mc_close_ttl(sbi), max = mc_max_handles(sbi);
 	struct mc_handle *h, *next;
 	bool any = false;
 
@@ -196,6 +232,13 @@ static void mc_handle_expire_work(struct work_struct *work)
 			continue;
 		mc_handle_unhook_locked(sbi, h);
 		mc_count_expired(sbi, MC_CACHE_HANDLE);
+		any = true;
+	}
+	/* A lowered max_handles. */
+	while (sbi->nr_handles > max) {
+		h = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
+		mc_handle_unhook_locked(sbi, h);
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
 		any = true;
 	}
 	mc_handle_arm_locked(sbi);
@@ -289,7 +332,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	 */
 	if (!ttl || !max || !S_ISREG(inode->i_mode) ||
 	    (file->f_flags & MC_HANDLE_NEVER_FLAGS) ||
-	    (file->f_mode & FMODE_CREATED) ||
+	    (file->f_mode & (FMODE_CREATED | FMODE_WRITE)) ||
 	    test_bit(MC_FILE_HAS_LOCKS, &MC_F(file)->flags) ||
 	    test_bit(MC_FILE_NOCACHE, &MC_F(file)->flags) ||
 	    !inode->i_nlink || d_unhashed(file->f_path.dentry))
@@ -317,8 +360,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 		mc_count_evicted(sbi, MC_CACHE_HANDLE);
 		evicted = true;
 	}
-	if (!delayed_work_pending(&sbi->handle_expire_work))
-		mc_handle_arm_locked(sbi);
+	mc_handle_arm_by_locked(sbi, h->deadline);
 	spin_unlock(&sbi->handle_lock);
 	if (evicted)
 		mc_handle_dispose(sbi, false);

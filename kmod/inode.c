@@ -287,10 +287,12 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	int err;
 
 	/*
-	 * No held-open lower file sees its file truncated, and cifs changes
-	 * times through an open handle with other results than by path.
+	 * No kept lower file sees its file truncated.  Other changes leave
+	 * them open: closing one right before would make cifs overwrite the
+	 * times just set with those of the server's CLOSE reply.
 	 */
-	mc_handles_close(d_inode(dentry), true);
+	if (ia->ia_valid & ATTR_SIZE)
+		mc_handles_close(d_inode(dentry), true);
 	/* ftruncate(), open(O_TRUNC): NFS finds its open state by the file. */
 	if (ia->ia_valid & ATTR_FILE)
 		lower_ia.ia_file = mc_file_lower(ia->ia_file);
@@ -373,7 +375,6 @@ static int mc_fileattr_set(struct user_namespace *mnt_userns,
 	struct path lower_path;
 	int err;
 
-	mc_handles_close(d_inode(dentry), true);	/* as for setattr */
 	err = mc_get_lower_path(dentry, &lower_path);
 	if (err)
 		return err;

@@ -13,7 +13,8 @@
  *						 per lower inode, hard links
  *						 share), cached attributes and
  *						 permission, a directory's
- *						 cached listing
+ *						 cached listing, a file's kept
+ *						 lower files (handle.c)
  *	dentry		-> struct mc_dentry:	 the lower dentry, maybe negative,
  *						 maybe detached (see namei.c);
  *						 the entry's deadline
@@ -31,6 +32,9 @@
  *	mc_sb_info::cache_lock -> dentry::d_lock -> mc_dentry::lock
  *	dentry::d_lock -> mc_dentry::lock		(->d_delete)
  *	mc_inode_info::attr_lock, ::perm_lock		(leaves: nothing nests)
+ *	mc_sb_info::handle_lock				(leaf: nothing nests)
+ * A caller waiting for kept handles to close (mc_handles_close() with
+ * wait) may hold upper i_rwsems, never a lower one nor a spinlock.
  */
 #ifndef _METACACHE_H
 #define _METACACHE_H
@@ -85,7 +89,7 @@ struct xattr_handler;
  * Parsed from the mount options and shown in /proc/mounts; changed at run
  * time by remount and by the control plane.  Each field is an independent
  * u32 written with WRITE_ONCE() and read with READ_ONCE() (use the mc_*()
- * accessors below), so no lock is needed.  They have no effect yet.
+ * accessors below), so no lock is needed.
  */
 struct mc_tunables {
 	u32 entry_ttl;		/* positive dentry cache lifetime, s */
@@ -646,6 +650,7 @@ struct file *mc_handle_get(struct file *file);
 bool mc_handle_put(struct file *file, struct file *lower);
 void mc_handles_close(struct inode *inode, bool wait);
 int mc_handles_flush(struct mc_sb_info *sbi);
+void mc_handles_retune(struct mc_sb_info *sbi);
 int mc_handles_init(struct mc_sb_info *sbi);
 void mc_handles_stop(struct mc_sb_info *sbi);
 int mc_handle_cache_init(void);

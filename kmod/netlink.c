@@ -680,9 +680,11 @@ static int metacache_nl_mount_set_doit(struct sk_buff *skb,
 	mutex_unlock(&sbi->ctl->lock);
 	/*
 	 * A cache switched off here is not used from the next operation on
-	 * (its entries are judged against the ttl in force when used); the
-	 * caches reclaim their entries themselves.
+	 * (its entries are judged against the ttl in force when used);
+	 * lowered limits and ttls are applied at once, as by a remount.
 	 */
+	if (!err)
+		mc_cache_apply_limits(sbi);
 	mc_nl_unpin(sbi);
 	return err;
 }

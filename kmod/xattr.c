@@ -44,7 +44,6 @@ static int mc_xattr_set(const struct xattr_handler *handler,
 	struct path lower_path;
 	int err;
 
-	mc_handles_close(inode, true);	/* as for setattr */
 	err = mc_get_lower_path(dentry, &lower_path);
 	if (err)
 		return err;

@@ -140,7 +140,7 @@ CL_TEST(not_shared)
 	struct mcs s0, d;
 	struct uarg a;
 	struct stat st;
-	int r;
+	int r, e;
 
 	CL_TTLS(3600);
 	handles_on();
@@ -163,10 +163,16 @@ CL_TEST(not_shared)
 		MCT_EXPECT(d.cache[MCS_HANDLE].hits == 0,
 			   "user %u got a cached handle of root's", (unsigned)cl.uid);
 	}
+	a.path = LO("priv");
+	e = cl_as_user(user_open, &a);
 	a.path = UP("priv");
 	r = cl_as_user(user_open, &a);
-	MCT_EXPECT(r == 13, "user %u opening root's 0600 file with a cached handle: %d, want EACCES",
-		   (unsigned)cl.uid, r);
+	if (e == 13)
+		MCT_EXPECT(r == 13, "user %u opening root's 0600 file with a kept handle: %d, want EACCES (as on the lower)",
+			   (unsigned)cl.uid, r);
+	else
+		mct_diag("the lower lets user %u open a 0600 file of root's (%d): nothing to deny",
+			 (unsigned)cl.uid, e);
 
 	/* another access mode, O_TRUNC: the lower is asked */
 	CL_SNAP(&s0);
@@ -201,6 +207,13 @@ CL_TEST(close_to_open)
 	for (i = 0; i < 3; i++) {
 		char want = 'b' + i;
 
+		/*
+		 * A server without i_version (nfsd on tmpfs) derives the
+		 * change attribute from ctime, which moves once per clock
+		 * tick: a write in the tick of the other client's last read
+		 * would look like no change to it, with or without us.
+		 */
+		cl_msleep(20);
 		fd = open(UP("f"), O_WRONLY);
 		MCT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 		memset(buf, want, 8);
@@ -288,7 +301,7 @@ CL_TEST(namespace_ops)
 	MCT_ASSERT(cl_writefile(UP("c"), 10, 'c', 0644) == 0, "create c");
 	MCT_ASSERT(cl_writefile(UP("t"), 10, 't', 0644) == 0, "create t");
 	MCT_ASSERT(open_close(UP("a"), O_RDONLY) == 0 && open_close(UP("b"), O_RDONLY) == 0 &&
-		   open_close(UP("c"), O_RDWR) == 0 && open_close(UP("t"), O_WRONLY) == 0,
+		   open_close(UP("c"), O_RDONLY) == 0 && open_close(UP("t"), O_RDONLY) == 0,
 		   "open+close: %s", strerror(errno));
 	CL_SNAP(&s);
 	MCT_EXPECT(s.cache[MCS_HANDLE].entries >= 4, "%" PRIu64 " handles cached, want 4",
@@ -330,8 +343,8 @@ static int other_locks(const char *path)
 
 CL_TEST(locks)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	struct mcs s;
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	struct mcs s0, s;
 	int fd, r;
 
 	if (cl.other_is_lower)
@@ -339,12 +352,15 @@ CL_TEST(locks)
 	CL_TTLS(3600);
 	handles_on();
 	MCT_ASSERT(cl_writefile(UP("f"), 10, 'a', 0644) == 0, "create");
-	MCT_ASSERT(open_close(UP("f"), O_RDWR) == 0, "open+close");
-	fd = open(UP("f"), O_RDWR);		/* the cached handle */
+	MCT_ASSERT(open_close(UP("f"), O_RDONLY) == 0, "open+close");
+	CL_SNAP(&s0);
+	fd = open(UP("f"), O_RDONLY);		/* the kept handle */
 	MCT_ASSERT(fd >= 0, "open: %s", strerror(errno));
-	MCT_ASSERT(fcntl(fd, F_SETLK, &fl) == 0, "F_SETLK: %s", strerror(errno));
+	CL_SINCE(&s, &s0);
+	MCT_EXPECT(s.cache[MCS_HANDLE].hits == 1, "the open did not reuse the kept handle");
+	MCT_ASSERT(fcntl(fd, F_SETLK, &fl) == 0, "F_SETLK F_RDLCK: %s", strerror(errno));
 	r = other_locks(LO2("f"));
-	MCT_EXPECT(r == 1, "the other client's lock did not conflict (%d)", r);
+	MCT_EXPECT(r == 1, "the other client's write lock did not conflict with our read lock (%d)", r);
 	close(fd);
 	CL_SNAP(&s);
 	MCT_EXPECT(s.cache[MCS_HANDLE].entries == 0,
