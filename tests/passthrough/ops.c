@@ -31,10 +31,26 @@ static void rec_times(struct pt_run *r, const char *name, int flags,
 
 	if (PT_ANY(r, fstatat(r->dfd, name, &st, flags)) < 0)
 		return;
+	/*
+	 * cifs shows the atime it just set until a CLOSE of the file's
+	 * handle (its own deferred close, a second later) brings the
+	 * server's answer, which with Samba is the mtime: the same stat
+	 * on the lower gives either, depending on when the client closed
+	 * its handle.  Seen in a guest, without metacache's handle cache
+	 * too.  Not compared there.
+	 */
+	if (pt_fs("cifs"))
+		want_a = NULL;
 	pt_snp(l, sizeof(l), "%s.atime.sec", name);
-	want_a ? pt_rec_valx(r, l, st.st_atim.tv_sec, want_a->tv_sec) : (void)PT_VAL(r, l, st.st_atim.tv_sec);
-	pt_snp(l, sizeof(l), "%s.atime.nsec", name);
-	want_a ? pt_rec_valx(r, l, st.st_atim.tv_nsec, want_a->tv_nsec) : (void)PT_VAL(r, l, st.st_atim.tv_nsec);
+	if (want_a) {
+		pt_rec_valx(r, l, st.st_atim.tv_sec, want_a->tv_sec);
+		pt_snp(l, sizeof(l), "%s.atime.nsec", name);
+		pt_rec_valx(r, l, st.st_atim.tv_nsec, want_a->tv_nsec);
+	} else if (!pt_fs("cifs")) {
+		PT_VAL(r, l, st.st_atim.tv_sec);
+		pt_snp(l, sizeof(l), "%s.atime.nsec", name);
+		PT_VAL(r, l, st.st_atim.tv_nsec);
+	}
 	pt_snp(l, sizeof(l), "%s.mtime.sec", name);
 	want_m ? pt_rec_valx(r, l, st.st_mtim.tv_sec, want_m->tv_sec) : (void)PT_VAL(r, l, st.st_mtim.tv_sec);
 	pt_snp(l, sizeof(l), "%s.mtime.nsec", name);
