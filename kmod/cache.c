@@ -1039,14 +1039,19 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 void mc_attr_invalidate(struct inode *inode)
 {
 	struct mc_inode_info *mi = MC_I(inode);
+	bool had;
 
 	write_seqlock(&mi->attr_lock);
 	mi->attr_gen++;
-	if (mi->attr_req) {
+	had = mi->attr_req;
+	if (had) {
 		mi->attr_req = 0;
 		atomic_long_dec(&MC_SB(inode->i_sb)->nr_attr);
 	}
 	write_sequnlock(&mi->attr_lock);
+	if (had)
+		trace_metacache_invalidate(MC_SB(inode->i_sb)->id, inode->i_ino,
+					   MC_INVAL_ATTR);
 }
 
 /* Permissions */
@@ -1365,6 +1370,8 @@ void mc_dir_invalidate(struct inode *dir)
 	WRITE_ONCE(mi->dir_toobig, 0);
 	snap = rcu_dereference_protected(mi->snap,
 					 lockdep_is_held(&sbi->cache_lock));
+	if (snap)
+		trace_metacache_invalidate(sbi->id, dir->i_ino, MC_INVAL_DIR);
 	if (snap)
 		mc_snap_unhook_locked(sbi, snap, &put);
 	spin_unlock(&sbi->cache_lock);

@@ -6,7 +6,7 @@
  *	netlink.c		the generic netlink family "metacache"
  *	policy.c		per-directory policy rules, mc_policy_*()
  *	hist.c			latency histograms, statistics reset
- *	cache_stats_stub.c	placeholders for what the caches will provide
+ *	params.c		module parameters: the defaults at modprobe
  *
  * The protocol itself is include/uapi/linux/metacache.h.
  */

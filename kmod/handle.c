@@ -152,6 +152,8 @@ static void mc_handle_dispose_work(struct work_struct *work)
 	list_splice_init(&sbi->handle_dispose, &list);
 	spin_unlock(&sbi->handle_lock);
 	list_for_each_entry_safe(h, next, &list, lru) {
+		trace_metacache_handle(sbi->id, file_inode(h->lower)->i_ino,
+				       MC_HANDLE_CLOSE);
 		mc_lower_release_sync(sbi, h->lower);
 		kmem_cache_free(mc_handle_cachep, h);
 		cond_resched();
@@ -299,6 +301,7 @@ struct file *mc_handle_get(struct file *file)
 	}
 	kmem_cache_free(mc_handle_cachep, h);
 	mc_count_hit(sbi, MC_CACHE_HANDLE);
+	trace_metacache_handle(sbi->id, inode->i_ino, MC_HANDLE_REUSE);
 	/* A fresh start for the new upper file: position and flags. */
 	lower->f_pos = 0;
 	return lower;
@@ -362,6 +365,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	}
 	mc_handle_arm_by_locked(sbi, h->deadline);
 	spin_unlock(&sbi->handle_lock);
+	trace_metacache_handle(sbi->id, inode->i_ino, MC_HANDLE_KEEP);
 	if (evicted)
 		mc_handle_dispose(sbi, false);
 	return true;

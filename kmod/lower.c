@@ -136,8 +136,11 @@ static inline u64 mc_op_begin(void)
  */
 void mc_served(struct mc_sb_info *sbi, enum mc_op op, u64 start)
 {
+	u64 ns = mc_clock() - start;
+
 	this_cpu_inc(sbi->stats->op[op].avoided);
-	mc_stats_cache_hit(sbi, op, mc_clock() - start);
+	mc_stats_cache_hit(sbi, op, ns);
+	trace_metacache_served(sbi->id, op, ns);
 }
 
 /* Account one lower call of type @op that started at @start. */
@@ -151,6 +154,7 @@ static void mc_op_end(struct mc_sb_info *sbi, enum mc_op op, u64 start)
 	st->op[op].total_ns += delta;
 	put_cpu_ptr(sbi->stats);
 	mc_stats_lower_call(sbi, op, delta);
+	trace_metacache_lower_call(sbi->id, op, delta);
 }
 
 /* Mount time and helpers that do not reach the lower file system's code */

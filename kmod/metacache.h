@@ -625,12 +625,15 @@ static inline bool mc_fresh(u64 deadline, u32 ttl)
 	       deadline - now <= (u64)ttl * HZ;
 }
 
-/* Counters (cache.c): lockless, per cpu, also in RCU-walk. */
-#define mc_count_hit(sbi, c)	 this_cpu_inc((sbi)->stats->cache[c].hits)
-#define mc_count_miss(sbi, c)	 this_cpu_inc((sbi)->stats->cache[c].misses)
-#define mc_count_expired(sbi, c) this_cpu_inc((sbi)->stats->cache[c].expired)
-#define mc_count_renewed(sbi, c) this_cpu_inc((sbi)->stats->cache[c].renewed)
-#define mc_count_evicted(sbi, c) this_cpu_inc((sbi)->stats->cache[c].evicted)
+/*
+ * Counters (cache.c): lockless, per cpu, also in RCU-walk; each also
+ * fires the metacache_cache tracepoint (mc_count(), after trace.h).
+ */
+#define mc_count_hit(sbi, c)	 mc_count(sbi, c, MC_EV_HIT)
+#define mc_count_miss(sbi, c)	 mc_count(sbi, c, MC_EV_MISS)
+#define mc_count_expired(sbi, c) mc_count(sbi, c, MC_EV_EXPIRED)
+#define mc_count_renewed(sbi, c) mc_count(sbi, c, MC_EV_RENEWED)
+#define mc_count_evicted(sbi, c) mc_count(sbi, c, MC_EV_EVICTED)
 
 /* The clock of every latency figure: monotonic, in nanoseconds. */
 static inline u64 mc_clock(void)
@@ -853,5 +856,39 @@ void mc_debugfs_init(void);
 void mc_debugfs_exit(void);
 void mc_debugfs_mount(struct mc_sb_info *sbi);
 void mc_debugfs_umount(struct mc_sb_info *sbi);
+
+/* What the tracepoints report (trace.h). */
+enum mc_cache_event {
+	MC_EV_HIT, MC_EV_MISS, MC_EV_EXPIRED, MC_EV_RENEWED, MC_EV_EVICTED
+};
+enum mc_inval { MC_INVAL_ATTR, MC_INVAL_DIR };
+enum mc_handle_event { MC_HANDLE_REUSE, MC_HANDLE_KEEP, MC_HANDLE_CLOSE };
+
+#include "trace.h"
+
+static inline void mc_count(struct mc_sb_info *sbi, enum mc_cache c,
+			    enum mc_cache_event ev)
+{
+	struct mc_cache_stats __percpu *s = &sbi->stats->cache[c];
+
+	switch (ev) {
+	case MC_EV_HIT:
+		this_cpu_inc(s->hits);
+		break;
+	case MC_EV_MISS:
+		this_cpu_inc(s->misses);
+		break;
+	case MC_EV_EXPIRED:
+		this_cpu_inc(s->expired);
+		break;
+	case MC_EV_RENEWED:
+		this_cpu_inc(s->renewed);
+		break;
+	case MC_EV_EVICTED:
+		this_cpu_inc(s->evicted);
+		break;
+	}
+	trace_metacache_cache(sbi->id, c, ev);
+}
 
 #endif /* _METACACHE_H */

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metacache - module parameters: the module-wide defaults at load time
+ *
+ *	modprobe metacache entry_ttl=30 neg_ttl=10 max_handles=4096
+ *
+ * Each parameter is one of the defaults that new mounts start from (mount
+ * options override them per mount; metacachectl defaults changes them at
+ * run time, and so does writing /sys/module/metacache/parameters/<name>
+ * as root).  They are the same values: reading a parameter shows the
+ * current default whichever way it was set.  A value out of range is
+ * refused with -EINVAL (modprobe then fails with a message naming the
+ * parameter), as a mount option or the netlink family would refuse it.
+ */
+
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/stddef.h>
+#include <linux/sysfs.h>
+
+#include "metacache.h"
+#include "ctl.h"
+
+struct mc_param {
+	size_t offset;		/* of the u32 in struct mc_tunables */
+	u32 max;
+};
+
+static u32 *mc_param_field(struct mc_tunables *tun, const struct mc_param *p)
+{
+	return (u32 *)((char *)tun + p->offset);
+}
+
+/* Runs at load time too, before mc_init(): only static state is used. */
+static int mc_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct mc_param *p = kp->arg;
+	struct mc_tunables tun;
+	u32 v;
+	int err;
+
+	err = kstrtou32(val, 0, &v);
+	if (err)
+		return -EINVAL;
+	if (v > p->max) {
+		pr_err("%s=%u is out of range (0 to %u)\n", kp->name, v, p->max);
+		return -EINVAL;
+	}
+	mutex_lock(&mc_defaults_lock);
+	mc_defaults_load_locked(&tun);
+	*mc_param_field(&tun, p) = v;
+	mc_defaults_store(&tun);
+	mutex_unlock(&mc_defaults_lock);
+	return 0;
+}
+
+static int mc_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct mc_param *p = kp->arg;
+	struct mc_tunables tun;
+
+	mc_defaults_load(&tun);
+	return sysfs_emit(buf, "%u\n", *mc_param_field(&tun, p));
+}
+
+static const struct kernel_param_ops mc_param_ops = {
+	.set	= mc_param_set,
+	.get	= mc_param_get,
+};
+
+#define MC_PARAM(name, maxval, desc)					\
+	static struct mc_param mc_param_##name = {			\
+		.offset = offsetof(struct mc_tunables, name),		\
+		.max = (maxval),					\
+	};								\
+	module_param_cb(name, &mc_param_ops, &mc_param_##name, 0644);	\
+	MODULE_PARM_DESC(name, desc)
+
+MC_PARAM(entry_ttl, MC_TTL_MAX,
+	 "seconds a name's lookup is trusted, default for new mounts (5; 0 = off)");
+MC_PARAM(neg_ttl, MC_TTL_MAX,
+	 "seconds a missing name is trusted, default for new mounts (5; 0 = off)");
+MC_PARAM(attr_ttl, MC_TTL_MAX,
+	 "seconds attributes are trusted, default for new mounts (5; 0 = off)");
+MC_PARAM(dir_ttl, MC_TTL_MAX,
+	 "seconds a directory listing is trusted, default for new mounts (5; 0 = off)");
+MC_PARAM(close_ttl, MC_TTL_MAX,
+	 "seconds a closed file's lower handle is kept open, default for new mounts (5; 0 = off)");
+MC_PARAM(max_entries, MC_LIMIT_MAX,
+	 "most cached entries per mount, default for new mounts (65536)");
+MC_PARAM(max_neg, MC_LIMIT_MAX,
+	 "most cached missing names per mount, default for new mounts (16384)");
+MC_PARAM(max_handles, MC_LIMIT_MAX,
+	 "most lower files kept open after close per mount, default for new mounts (1024)");
