@@ -82,13 +82,7 @@ static int mc_open_revalidate(struct file *file, struct file *lower)
 	u32 gen;
 	int err;
 
-	/*
-	 * A file with several names may have been written through another
-	 * (cifs without server inode numbers gives each name its own inode,
-	 * whose cached attributes would not know): always ask then.
-	 */
-	if (inode->i_nlink <= 1 &&
-	    mc_attr_get(dentry, &st, STATX_BASIC_STATS, false, &old))
+	if (mc_attr_get(dentry, &st, STATX_BASIC_STATS, false, &old))
 		return 0;
 	gen = mc_attr_gen(inode);
 	err = mc_lower_getattr(MC_SB(inode->i_sb), &lower->f_path, &st,

@@ -30,6 +30,9 @@
  *  - Opens that must reach the server: any open for writing, O_TRUNC,
  *    O_DIRECT, exclusive or new files (FMODE_CREATED), O_TMPFILE, exec
  *    opens, and any flag other than the handle's.
+ *  - Files with several names are not kept: cifs without server inode
+ *    numbers gives each name its own inode, whose page cache would not
+ *    see a write made through another name.
  *
  * close(2) still calls the lower ->flush at every close (mc_flush()).
  *
@@ -338,7 +341,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	    (file->f_mode & (FMODE_CREATED | FMODE_WRITE)) ||
 	    test_bit(MC_FILE_HAS_LOCKS, &MC_F(file)->flags) ||
 	    test_bit(MC_FILE_NOCACHE, &MC_F(file)->flags) ||
-	    !inode->i_nlink || d_unhashed(file->f_path.dentry))
+	    inode->i_nlink != 1 || d_unhashed(file->f_path.dentry))
 		return false;
 	h = kmem_cache_alloc(mc_handle_cachep, GFP_KERNEL);
 	if (!h)
