@@ -500,8 +500,12 @@ static void mc_gen_work_fn(struct work_struct *work)
 		mc_gen_set_state(job, METACACHE_BENCH_ST_WARMUP);
 		job->measuring = false;
 		err = mc_gen_run(job);
+		/* readers sum the counters under the lock: reset them there */
+		mutex_lock(&job->lock);
 		for (i = 0; i < job->nr_w; i++)
 			mc_gen_worker_reset(&job->w[i]);
+		job->phase_base = 0;
+		mutex_unlock(&job->lock);
 	}
 	if (!err && !READ_ONCE(job->stop)) {
 		mc_gen_set_state(job, METACACHE_BENCH_ST_RUNNING);

@@ -553,7 +553,7 @@ static void res_json(struct mc_json *js, const struct mc_bench_res *r)
 	mcj_u64(js, "p50", r->p50_ns);
 	mcj_u64(js, "p90", r->p90_ns);
 	mcj_u64(js, "p99", r->p99_ns);
-	mcj_u64(js, "p99.9", r->p999_ns);
+	mcj_u64(js, "p99_9", r->p999_ns);
 	mcj_u64(js, "max", r->max_ns);
 	mcj_obj_end(js);
 	mcj_u64(js, "seconds", r->sec_n);
