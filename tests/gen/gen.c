@@ -397,6 +397,60 @@ static void umount_during(int metacache)
 MCT_TEST(umount_tmpfs) { umount_during(0); }
 MCT_TEST(umount_metacache) { umount_during(1); }
 
+/*
+ * An error ends a job: remove its working tree from under it; the job
+ * must end FAILED with the errno and the operation, not spin.
+ */
+MCT_TEST(io_error)
+{
+	const char *t = target(0);
+	struct gen_params p = {
+		.target = t, .workload = METACACHE_BENCH_WL_MIXED,
+		.threads = 2, .files = 10, .duration_ms = 3600 * 1000,
+	};
+	struct gen_job j = { 0 };
+	char dir[4096], f[4200];
+	struct dirent *e;
+	int64_t id;
+	DIR *d;
+	int before = gen_count_entries(t);
+
+	open_family();
+	id = gen_start(&S, &p);
+	MCT_ASSERT(id > 0, "start: %s (%s)", strerror((int)-id),
+		   nl_the_reply.ext_msg);
+	MCT_ASSERT(!gen_wait_running(&S, (uint32_t)id, &j), "job not running");
+	snprintf(dir, sizeof(dir), "%s/%s", t, j.workdir);
+	/* empty it until rmdir succeeds or the job has noticed */
+	for (;;) {
+		d = opendir(dir);
+		if (d) {
+			while ((e = readdir(d))) {
+				if (e->d_name[0] == '.')
+					continue;
+				snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
+				unlink(f);
+			}
+			closedir(d);
+		}
+		if (!rmdir(dir) || errno == ENOENT)
+			break;
+		if (gen_get(&S, (uint32_t)id, &j) ||
+		    j.state >= METACACHE_BENCH_ST_DONE)
+			break;
+	}
+	MCT_ASSERT(!gen_wait(&S, (uint32_t)id, &j), "status");
+	MCT_EXPECT(j.state == METACACHE_BENCH_ST_FAILED,
+		   "state %u, want failed", j.state);
+	MCT_EXPECT(j.err == ENOENT, "errno %u, want ENOENT", j.err);
+	MCT_EXPECT(j.err_op == METACACHE_BENCH_OP_STAT ||
+		   j.err_op == METACACHE_BENCH_OP_OPEN ||
+		   j.err_op == METACACHE_BENCH_OP_CREATE ||
+		   j.err_op == METACACHE_BENCH_OP_UNLINK,
+		   "failed op %u", j.err_op);
+	MCT_EXPECT(gen_count_entries(t) == before, "entries left in %s", t);
+}
+
 /* ----------------------------------------------------------- hostile */
 
 struct hostile {
