@@ -682,7 +682,7 @@ static int run_job(struct mc_nl *nl, const char *target,
 	sigaction(SIGINT, &old, NULL);
 	if (err)
 		return err;
-	if (!quiet && tty)
+	if (!quiet)	/* the last state: in place, or one more line */
 		progress(j, tty, 1);
 	return get_results(nl, j->id, res);
 }
