@@ -451,6 +451,84 @@ MCT_TEST(io_error)
 	MCT_EXPECT(gen_count_entries(t) == before, "entries left in %s", t);
 }
 
+/*
+ * METACACHE_BENCH_JOBS_MAX jobs at once on different directories, the
+ * next one refused (EAGAIN), all listed, all stopped; then enough short
+ * jobs that the first of them is forgotten (KEEP_DONE finished jobs).
+ */
+MCT_TEST(many_jobs)
+{
+	const char *t = target(0);
+	struct gen_params p = {
+		.workload = METACACHE_BENCH_WL_MIXED, .files = 2,
+		.duration_ms = 3600 * 1000,
+	};
+	char dirs[METACACHE_BENCH_JOBS_MAX + 1][4096];
+	int64_t ids[METACACHE_BENCH_JOBS_MAX];
+	struct gen_job j = { 0 };
+	struct nlmsghdr *h;
+	struct nl_reply *r;
+	int i, listed = 0, before = gen_count_entries(t);
+
+	open_family();
+	for (i = 0; i <= METACACHE_BENCH_JOBS_MAX; i++) {
+		snprintf(dirs[i], sizeof(dirs[i]), "%s/mcgen-many%d", t, i);
+		MCT_ASSERT(!mkdir(dirs[i], 0755), "mkdir %s: %s", dirs[i],
+			   strerror(errno));
+	}
+	for (i = 0; i < METACACHE_BENCH_JOBS_MAX; i++) {
+		p.target = dirs[i];
+		ids[i] = gen_start(&S, &p);
+		MCT_EXPECT(ids[i] > 0, "job %d: %s (%s)", i,
+			   strerror((int)-ids[i]), nl_the_reply.ext_msg);
+	}
+	p.target = dirs[METACACHE_BENCH_JOBS_MAX];
+	MCT_EXPECT(gen_start(&S, &p) == -EAGAIN && nl_the_reply.ext_msg[0],
+		   "one job too many: %d (%s)", nl_the_reply.error,
+		   nl_the_reply.ext_msg);
+	r = nl_call(&S, nl_req(&S, METACACHE_CMD_BENCH_GET, NLM_F_DUMP));
+	MCT_EXPECT(!r->error, "list: %d", r->error);
+	for (h = nl_first(r); h; h = nl_next(r, h)) {
+		uint32_t id = gen_u32(gen_nest(h), METACACHE_A_BENCH_JOB_ID);
+
+		for (i = 0; i < METACACHE_BENCH_JOBS_MAX; i++)
+			listed += ids[i] > 0 && id == (uint32_t)ids[i];
+	}
+	MCT_EXPECT(listed == METACACHE_BENCH_JOBS_MAX, "%d of the jobs listed",
+		   listed);
+	for (i = 0; i < METACACHE_BENCH_JOBS_MAX; i++)
+		if (ids[i] > 0)
+			MCT_EXPECT(!gen_stop(&S, (uint32_t)ids[i]), "stop %d", i);
+	for (i = 0; i < METACACHE_BENCH_JOBS_MAX; i++) {
+		if (ids[i] <= 0)
+			continue;
+		MCT_EXPECT(!gen_wait(&S, (uint32_t)ids[i], &j) &&
+			   j.state == METACACHE_BENCH_ST_STOPPED,
+			   "job %d: state %u", i, j.state);
+		MCT_EXPECT(gen_count_entries(dirs[i]) == 0, "%s not empty",
+			   dirs[i]);
+	}
+	/* more finished jobs than remembered: the first is forgotten */
+	p.workload = METACACHE_BENCH_WL_MDTEST;
+	p.files = 1;
+	p.duration_ms = 0;
+	for (i = 0; i < METACACHE_BENCH_KEEP_DONE; i++) {
+		int64_t id;
+
+		p.target = dirs[i % (METACACHE_BENCH_JOBS_MAX + 1)];
+		id = gen_start(&S, &p);
+		MCT_EXPECT(id > 0 && !gen_wait(&S, (uint32_t)id, &j) &&
+			   j.state == METACACHE_BENCH_ST_DONE, "short job %d", i);
+	}
+	if (ids[0] > 0)
+		MCT_EXPECT(gen_get(&S, (uint32_t)ids[0], &j) == -ENOENT,
+			   "job %lld still remembered", (long long)ids[0]);
+	for (i = 0; i <= METACACHE_BENCH_JOBS_MAX; i++)
+		MCT_EXPECT(!rmdir(dirs[i]), "rmdir %s: %s", dirs[i],
+			   strerror(errno));
+	MCT_EXPECT(gen_count_entries(t) == before, "entries left in %s", t);
+}
+
 /* ----------------------------------------------------------- hostile */
 
 struct hostile {
