@@ -27,6 +27,7 @@
 
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/mount.h>
@@ -272,41 +273,55 @@ static int mc_gen_readdir_pass(struct file *f, struct mc_gen_names *nm)
 	return nm->n;
 }
 
-/* rm -r of @name in @parent (a tree of depth @depth at most). */
 static int mc_gen_rm_tree(const struct path *parent, const char *name,
-			  int depth, char *buf)
+			  int depth, char *buf);
+
+/*
+ * rmdir, retrying ENOTEMPTY for up to MC_GEN_RMDIR_WAIT ms: on an SMB
+ * share a removed file stays in its directory, delete pending, until the
+ * last handle on it is closed, and a client (cifs, or metacache's
+ * deferred close) may keep one open for a while after the last close.
+ */
+#define MC_GEN_RMDIR_WAIT	5000
+#define MC_GEN_RMDIR_STEP	50
+
+static int mc_gen_rmdir_wait(const struct path *parent, const char *name)
+{
+	unsigned int waited = 0;
+	int err;
+
+	for (;;) {
+		err = mc_gen_remove(parent, name, true);
+		if (err != -ENOTEMPTY || waited >= MC_GEN_RMDIR_WAIT ||
+		    kthread_should_stop())
+			return err;
+		msleep(MC_GEN_RMDIR_STEP);
+		waited += MC_GEN_RMDIR_STEP;
+	}
+}
+
+/* Remove what a directory holds, @depth levels down at most. */
+static int mc_gen_rm_contents(const struct path *dir, int depth, char *buf)
 {
 	struct mc_gen_names nm = { .buf = buf, .size = MC_GEN_DIRBUF };
 	unsigned int removed;
-	struct path dir;
 	struct file *f;
 	char *p;
 	int n, err;
 
-	err = mc_gen_lookup(parent, name, &dir);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	if (!d_is_dir(dir.dentry)) {
-		path_put(&dir);
-		return mc_gen_remove(parent, name, false);
-	}
 	for (;;) {
-		f = dentry_open(&dir, O_RDONLY | O_DIRECTORY, current_cred());
-		if (IS_ERR(f)) {
-			err = PTR_ERR(f);
-			break;
-		}
+		f = dentry_open(dir, O_RDONLY | O_DIRECTORY, current_cred());
+		if (IS_ERR(f))
+			return PTR_ERR(f);
 		n = mc_gen_readdir_pass(f, &nm);
 		mc_gen_close(f);
-		if (n <= 0) {
-			err = n;
-			break;
-		}
+		if (n <= 0)
+			return n;
 		removed = 0;
 		for (p = buf; p < buf + nm.len; p += strlen(p) + 1) {
 			struct path c;
 
-			err = mc_gen_lookup(&dir, p, &c);
+			err = mc_gen_lookup(dir, p, &c);
 			if (err == -ENOENT)
 				continue;
 			if (!err) {
@@ -320,27 +335,46 @@ static int mc_gen_rm_tree(const struct path *parent, const char *name,
 
 					err = -ENOMEM;
 					if (sub) {
-						err = mc_gen_rm_tree(&dir, p,
+						err = mc_gen_rm_tree(dir, p,
 								     depth - 1,
 								     sub);
 						kfree(sub);
 					}
 				} else {
-					err = mc_gen_remove(&dir, p, isdir);
+					err = mc_gen_remove(dir, p, isdir);
 				}
 			}
 			if (err && err != -ENOENT)
-				goto out;
+				return err;
 			removed += !err;
-			err = 0;
 		}
 		if (!removed)	/* only stale names listed: let rmdir judge */
-			break;
+			return 0;
 	}
-out:
+}
+
+/* rm -r of @name in @parent (a tree of depth @depth at most). */
+static int mc_gen_rm_tree(const struct path *parent, const char *name,
+			  int depth, char *buf)
+{
+	unsigned int tries = 0;
+	struct path dir;
+	int err;
+
+	err = mc_gen_lookup(parent, name, &dir);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (!d_is_dir(dir.dentry)) {
+		path_put(&dir);
+		return mc_gen_remove(parent, name, false);
+	}
+	/* a name may show up late in a listing: list again on ENOTEMPTY */
+	do {
+		err = mc_gen_rm_contents(&dir, depth, buf);
+		if (!err)
+			err = mc_gen_rmdir_wait(parent, name);
+	} while (err == -ENOTEMPTY && ++tries < 3);
 	path_put(&dir);
-	if (!err)
-		err = mc_gen_remove(parent, name, true);
 	return err;
 }
 
@@ -447,7 +481,8 @@ static int mc_gen_md_tree_remove(struct mc_gen_worker *w)
 	for (d = lo; d < hi; d++) {
 		snprintf(name, sizeof(name), "d%u", d);
 		t0 = ktime_get_ns();
-		err = mc_gen_remove(&w->job->work_dir, name, true);
+		/* the wait for delete-pending files is part of the latency */
+		err = mc_gen_rmdir_wait(&w->job->work_dir, name);
 		if (err)
 			return mc_gen_err(w, METACACHE_BENCH_OP_TREE_REMOVE, err);
 		mc_gen_done(w, METACACHE_BENCH_OP_TREE_REMOVE, t0);
