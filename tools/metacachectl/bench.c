@@ -718,11 +718,23 @@ static int compare_report(const char *pa, const struct job *ja,
 		mcj_str(&js, "b", pb);
 		mcj_str(&js, "state_a", mc_bench_state_name(ja->state));
 		mcj_str(&js, "state_b", mc_bench_state_name(jb->state));
+		if (ja->err)
+			mcj_str(&js, "error_a", strerror((int)ja->err));
+		if (jb->err)
+			mcj_str(&js, "error_b", strerror((int)jb->err));
 		mcj_arr(&js, "ops");
 	} else {
-		printf("A: %s (job %u, %s)\nB: %s (job %u, %s)\n", pa, ja->id,
-		       mc_bench_state_name(ja->state), pb, jb->id,
-		       mc_bench_state_name(jb->state));
+		const struct job *jj[2] = { ja, jb };
+		const char *pp[2] = { pa, pb };
+
+		for (i = 0; i < 2; i++) {
+			printf("%c: %s (job %u, %s", 'A' + i, pp[i], jj[i]->id,
+			       mc_bench_state_name(jj[i]->state));
+			if (jj[i]->err)
+				printf(": %s in %s", strerror((int)jj[i]->err),
+				       mc_bench_op_name(jj[i]->err_op));
+			printf(")\n");
+		}
 		mc_table_init(&t, 10, head, "lrrrrrrrrr");
 	}
 	for (i = 0; i < ra->n; i++) {
