@@ -277,12 +277,14 @@ static int mc_gen_rm_tree(const struct path *parent, const char *name,
 			  int depth, char *buf);
 
 /*
- * rmdir, retrying ENOTEMPTY for up to MC_GEN_RMDIR_WAIT ms: on an SMB
- * share a removed file stays in its directory, delete pending, until the
- * last handle on it is closed, and a client (cifs, or metacache's
- * deferred close) may keep one open for a while after the last close.
+ * rmdir, retrying ENOTEMPTY for up to MC_GEN_RMDIR_WAIT ms: a file
+ * unlinked while a handle on it is open stays in its directory until the
+ * handle is closed (an SMB delete-pending file, an nfs ".nfsXXXX"
+ * silly-rename), and a client may keep a handle open for a while after
+ * the last close (deferred close: cifs, and metacache's handle cache,
+ * close_ttl).
  */
-#define MC_GEN_RMDIR_WAIT	5000
+#define MC_GEN_RMDIR_WAIT	10000
 #define MC_GEN_RMDIR_STEP	50
 
 static int mc_gen_rmdir_wait(const struct path *parent, const char *name)
@@ -344,7 +346,11 @@ static int mc_gen_rm_contents(const struct path *dir, int depth, char *buf)
 					err = mc_gen_remove(dir, p, isdir);
 				}
 			}
-			if (err && err != -ENOENT)
+			/*
+			 * EBUSY: an nfs "silly-renamed" file (.nfsXXXX), still
+			 * open somewhere; it goes when closed: rmdir waits.
+			 */
+			if (err && err != -ENOENT && err != -EBUSY)
 				return err;
 			removed += !err;
 		}
