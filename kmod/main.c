@@ -20,6 +20,7 @@
 
 #include "metacache.h"
 #include "ctl.h"
+#include "gen.h"
 
 struct kmem_cache *mc_inode_cachep;	/* struct mc_inode_info */
 struct kmem_cache *mc_dentry_cachep;	/* struct mc_dentry */
@@ -49,10 +50,13 @@ static int __init mc_init(void)
 	if (err)
 		goto out_dentry_cache;
 	mc_debugfs_init();	/* best effort */
+	err = mc_gen_init();
+	if (err)
+		goto out_debugfs;
 	/* Before the file system: nothing can be mounted if this fails. */
 	err = mc_netlink_init();
 	if (err)
-		goto out_debugfs;
+		goto out_gen;
 	err = register_filesystem(&mc_fs_type);
 	if (err)
 		goto out_netlink;
@@ -62,6 +66,8 @@ static int __init mc_init(void)
 
 out_netlink:
 	mc_netlink_exit();
+out_gen:
+	mc_gen_exit();
 out_debugfs:
 	mc_debugfs_exit();
 	mc_handle_cache_exit();
@@ -81,6 +87,7 @@ static void __exit mc_exit(void)
 {
 	unregister_filesystem(&mc_fs_type);
 	mc_netlink_exit();
+	mc_gen_exit();		/* stops the generator's jobs, waits for them */
 	mc_debugfs_exit();
 	/* Wait for the RCU frees of dentry info (call_rcu) and inodes. */
 	rcu_barrier();

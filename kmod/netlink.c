@@ -51,8 +51,7 @@
 
 #include "metacache.h"
 #include "ctl.h"
-
-static struct genl_family mc_genl_family;
+#include "gen.h"
 
 /* Attribute policies */
 
@@ -1334,6 +1333,36 @@ static const struct genl_ops mc_genl_ops[] = {
 		.policy		= mc_nl_flush_policy,
 		.maxattr	= METACACHE_A_MAX,
 	},
+	/* the I/O generator: gen_nl.c */
+	{
+		.cmd		= METACACHE_CMD_BENCH_START,
+		.flags		= GENL_ADMIN_PERM,
+		.doit		= metacache_nl_bench_start_doit,
+		.policy		= mc_nl_bench_policy,
+		.maxattr	= METACACHE_A_MAX,
+	},
+	{
+		.cmd		= METACACHE_CMD_BENCH_STOP,
+		.flags		= GENL_ADMIN_PERM,
+		.doit		= metacache_nl_bench_stop_doit,
+		.policy		= mc_nl_bench_policy,
+		.maxattr	= METACACHE_A_MAX,
+	},
+	{
+		.cmd		= METACACHE_CMD_BENCH_GET,
+		.doit		= metacache_nl_bench_get_doit,
+		.start		= metacache_nl_bench_get_start,
+		.dumpit		= metacache_nl_bench_get_dumpit,
+		.policy		= mc_nl_bench_policy,
+		.maxattr	= METACACHE_A_MAX,
+	},
+	{
+		.cmd		= METACACHE_CMD_BENCH_RESULTS,
+		.start		= metacache_nl_bench_results_start,
+		.dumpit		= metacache_nl_bench_results_dumpit,
+		.policy		= mc_nl_bench_policy,
+		.maxattr	= METACACHE_A_MAX,
+	},
 };
 
 /*
@@ -1342,7 +1371,7 @@ static const struct genl_ops mc_genl_ops[] = {
  * NLM_F_EXCL for POLICY_ADD (see the top of the file).  Init network
  * namespace only (netnsok false): mounts are not per network namespace.
  */
-static struct genl_family mc_genl_family __ro_after_init = {
+struct genl_family mc_genl_family __ro_after_init = {
 	.name		= METACACHE_GENL_NAME,
 	.version	= METACACHE_GENL_VERSION,
 	.module		= THIS_MODULE,

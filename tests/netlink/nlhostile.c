@@ -1051,7 +1051,7 @@ MCT_TEST(bad_headers_and_commands)
 {
 	static const uint8_t unknown[] = {
 		METACACHE_CMD_UNSPEC, METACACHE_CMD_MAX + 1,
-		METACACHE_CMD_BENCH_FIRST, METACACHE_CMD_BENCH_LAST, 200, 255,
+		METACACHE_CMD_BENCH_RESULTS + 1, METACACHE_CMD_BENCH_LAST, 200, 255,
 	};
 	struct nl_sock s;
 	struct nl_reply *r;

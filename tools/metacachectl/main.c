@@ -20,6 +20,7 @@ int cmd_policy(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_flush(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 #define MOUNT_HELP \
@@ -80,6 +81,40 @@ static const struct mc_cmd commands[] = {
 	  "about that name, positive or negative; with --subtree also all under\n"
 	  "it.  --handles also closes the idle lower file handles kept open for\n"
 	  "deferred close in that scope.\n\n" MOUNT_HELP },
+	{ "bench", cmd_bench,
+	  "run TARGET WORKLOAD [OPTIONS]\n"
+	  "start TARGET WORKLOAD [OPTIONS]\n"
+	  "compare PATH_A PATH_B WORKLOAD [OPTIONS]\n"
+	  "status JOB\n"
+	  "stop JOB [--no-wait]\n"
+	  "results JOB\n"
+	  "list",
+	  "The in-kernel I/O generator: latency and IOPS of a directory.",
+	  "Runs a workload in kernel threads on TARGET (any directory, on a\n"
+	  "metacache mount or not) in a fresh working directory .mcbench-<id>\n"
+	  "there, removed afterwards unless --keep.  start and stop need\n"
+	  "CAP_SYS_ADMIN.  run starts a job, shows its progress on stderr and\n"
+	  "prints the report (exit status 1 unless the job completed); compare\n"
+	  "runs the same job on PATH_A, then PATH_B, and prints the IOPS\n"
+	  "increase and latency reduction of B.  stop waits for the job to end.\n\n"
+	  "WORKLOAD: mdtest (phases: tree-create create stat open stat-missing\n"
+	  "readdir rename unlink tree-remove), mixed (stat/open/create/unlink\n"
+	  "over a file set), randrw (random reads/writes), seqread, seqwrite.\n\n"
+	  "  -t, --threads N     worker threads (1..64, default 1)\n"
+	  "  -n, --files N       files (default 100; data workloads 4)\n"
+	  "  -d, --dirs N        mdtest directories (default 1)\n"
+	  "  -s, --file-size S   data: bytes per file (default 1M)\n"
+	  "  -b, --io-size S     data: bytes per I/O (default 4K randrw, 64K seq)\n"
+	  "  -o, --ops N         operations of a run (mixed and data)\n"
+	  "  -D, --duration T    length of a run (mdtest: cap of each phase)\n"
+	  "  -r, --read-pct P    randrw: percentage of reads (default 50)\n"
+	  "  -m, --mix SPEC      mixed: stat=70,open=20,create=5,unlink=5\n"
+	  "  -W, --warmup        run once first and discard the figures\n"
+	  "  -S, --stonewall     mdtest: a phase ends when the first thread is done\n"
+	  "  -k, --keep          keep the working directory\n"
+	  "  -i, --interval T    run: progress every T (default 1s)\n"
+	  "  -q, --quiet         run: no progress\n\n"
+	  "Documentation/generator.md tells what each figure means.\n" },
 	{ "version", cmd_version, "",
 	  "Versions of metacachectl and, when loaded, of the module.", NULL },
 	{ "help", cmd_help, "[COMMAND|keys]",

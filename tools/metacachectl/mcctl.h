@@ -3,7 +3,8 @@
  * mcctl.h - what the parts of metacachectl share.
  *
  * Layout (like wireguard-tools and iw): main.c dispatches, one file per
- * subcommand (show.c set.c defaults.c policy.c stats.c flush.c version.c),
+ * subcommand (show.c set.c defaults.c policy.c stats.c flush.c version.c
+ * bench.c), benchargs.c the parts of bench that need no libnl,
  * nl.c is the whole netlink transport, attrs.c turns attributes into the
  * structs below, keys.c is the keyword table of tunables, units.c parses
  * and prints durations, sizes and counts, hist.c computes percentiles,
@@ -158,6 +159,34 @@ void mc_hist_add(struct mc_hist *h, uint64_t ns, uint64_t n);
 uint64_t mc_hist_total(const struct mc_hist *h);
 /* q in (0, 1]; returns 0 and the value in ns, or -1 when empty. */
 int mc_hist_percentile(const struct mc_hist *h, double q, uint64_t *ns);
+
+/* benchargs.c: what "bench" needs without libnl. */
+struct mc_bench_res {
+	uint32_t op;
+	uint64_t ops, bytes, entries, elapsed_ns, sum_ns, min_ns, max_ns;
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
+	uint64_t sec_n, sec_sum, sec_sumsq;
+};
+
+const char *mc_bench_workload_name(uint32_t wl);
+const char *mc_bench_op_name(uint32_t op);
+const char *mc_bench_state_name(uint32_t st);
+int mc_bench_state_final(uint32_t st);
+/* Parsers return 0 or -1 (with *why set, except for the workload). */
+int mc_bench_parse_workload(const char *s, uint32_t *wl);
+/* A count (k, M, Ki... suffixes) that fits 32 bits. */
+int mc_bench_parse_u32(const char *s, uint32_t *v, const char **why);
+int mc_bench_parse_pct(const char *s, uint32_t *v, const char **why);
+/* "stat=70,open=20,create=5,unlink=5" into stat, open, create, unlink. */
+int mc_bench_parse_mix(const char *s, uint32_t mix[4], const char **why);
+int mc_bench_parse_duration_ms(const char *s, uint32_t *ms, const char **why);
+double mc_bench_ops_per_s(const struct mc_bench_res *r);	/* NaN: none */
+double mc_bench_mib_per_s(const struct mc_bench_res *r);
+double mc_bench_mean_ns(const struct mc_bench_res *r);
+/* Sample standard deviation from count, sum, sum of squares; NaN if n < 2. */
+double mc_bench_stddev(uint64_t n, uint64_t sum, uint64_t sumsq);
+/* (b - a) / a in percent; NaN when a is not positive. */
+double mc_bench_gain_pct(double a, double b);
 
 /* json.c: a streaming emitter; nesting up to MC_JSON_DEPTH. */
 #define MC_JSON_DEPTH 16

@@ -34,6 +34,10 @@ static const char *const cmd_names[] = {
 	[METACACHE_CMD_STATS_GET] = "stats",
 	[METACACHE_CMD_STATS_RESET] = "stats --reset",
 	[METACACHE_CMD_FLUSH] = "flush",
+	[METACACHE_CMD_BENCH_START] = "bench start",
+	[METACACHE_CMD_BENCH_STOP] = "bench stop",
+	[METACACHE_CMD_BENCH_GET] = "bench status",
+	[METACACHE_CMD_BENCH_RESULTS] = "bench results",
 };
 
 /* What the extended ack of an error said. */
@@ -171,6 +175,31 @@ static const char *top_name(int type)
 	case METACACHE_A_POLICY:	return "policy";
 	case METACACHE_A_PATH:		return "path";
 	case METACACHE_A_FLUSH_FLAGS:	return "flush flags";
+	case METACACHE_A_BENCH:		return "bench parameters";
+	}
+	return NULL;
+}
+
+/* The options of "bench start" for the attributes they give. */
+static const char *bench_name(int type)
+{
+	switch (type) {
+	case METACACHE_A_BENCH_JOB_ID:		return "job id";
+	case METACACHE_A_BENCH_TARGET:		return "target";
+	case METACACHE_A_BENCH_WORKLOAD:	return "workload";
+	case METACACHE_A_BENCH_THREADS:		return "--threads";
+	case METACACHE_A_BENCH_FILES:		return "--files";
+	case METACACHE_A_BENCH_DIRS:		return "--dirs";
+	case METACACHE_A_BENCH_FILE_SIZE:	return "--file-size";
+	case METACACHE_A_BENCH_IO_SIZE:		return "--io-size";
+	case METACACHE_A_BENCH_OPS:		return "--ops";
+	case METACACHE_A_BENCH_DURATION_MS:	return "--duration";
+	case METACACHE_A_BENCH_FLAGS:		return "--keep/--stonewall/--warmup";
+	case METACACHE_A_BENCH_READ_PCT:	return "--read-pct";
+	case METACACHE_A_BENCH_MIX_STAT:	return "--mix stat";
+	case METACACHE_A_BENCH_MIX_OPEN:	return "--mix open";
+	case METACACHE_A_BENCH_MIX_CREATE:	return "--mix create";
+	case METACACHE_A_BENCH_MIX_UNLINK:	return "--mix unlink";
 	}
 	return NULL;
 }
@@ -197,7 +226,7 @@ static const char *policy_name(int type)
 	return NULL;
 }
 
-enum set { SET_TOP, SET_TUN, SET_POLICY };
+enum set { SET_TOP, SET_TUN, SET_POLICY, SET_BENCH };
 
 static const char *set_name(enum set set, int type)
 {
@@ -208,6 +237,8 @@ static const char *set_name(enum set set, int type)
 		return tun_name(type);
 	case SET_POLICY:
 		return policy_name(type);
+	case SET_BENCH:
+		return bench_name(type);
 	}
 	return NULL;
 }
@@ -222,6 +253,10 @@ static int is_nest(enum set set, int type, enum set *inner)
 	}
 	if (set == SET_TOP && type == METACACHE_A_POLICY) {
 		*inner = SET_POLICY;
+		return 1;
+	}
+	if (set == SET_TOP && type == METACACHE_A_BENCH) {
+		*inner = SET_BENCH;
 		return 1;
 	}
 	return 0;

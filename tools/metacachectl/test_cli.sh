@@ -40,7 +40,7 @@ grep_in() {
 echo "TAP version 13"
 
 expect 0 "help" help
-for c in show set defaults policy stats flush version help; do
+for c in show set defaults policy stats flush bench version help; do
 	grep_in "$out" "metacachectl $c" "help lists $c"
 done
 expect 0 "-h" -h
@@ -80,6 +80,29 @@ expect 2 "stats with two mounts" stats 1 2
 expect 2 "flush without mount" flush
 expect 2 "flush with an unknown option" flush 1 --everything
 expect 2 "version with an argument" version now
+expect 0 "help bench" help bench
+for w in run start compare status stop results list mdtest mixed randrw seqread seqwrite; do
+	grep_in "$out" "$w" "help bench mentions $w"
+done
+expect 2 "bench without subcommand" bench
+expect 2 "bench with unknown subcommand" bench frob
+expect 2 "bench start without workload" bench start /tmp
+expect 2 "bench start with an unknown workload" bench start /tmp fio
+grep_in "$err" "unknown workload 'fio'" "unknown workload named"
+expect 2 "bench start with a bad thread count" bench start /tmp mdtest --threads lots
+grep_in "$err" "threads lots" "bad thread count named"
+expect 2 "bench start with 2^32 threads" bench start /tmp mdtest -t 4294967296
+expect 2 "bench start with a bad mix" bench start /tmp mixed --ops 10 --mix stat=90,open=20
+grep_in "$err" "add up to 100" "bad mix explained"
+expect 2 "bench start with a read percentage above 100" bench start /tmp randrw --ops 1 -r 101
+expect 2 "bench start with a duration too long" bench start /tmp randrw -D 25h
+expect 2 "bench start with a bad size" bench start /tmp randrw --ops 1 --io-size 4X
+expect 2 "bench status without a job" bench status
+expect 2 "bench status with a bad job id" bench status 0
+expect 2 "bench stop with a bad job id" bench stop x1
+expect 2 "bench results with two jobs" bench results 1 2
+expect 2 "bench list with an argument" bench list 1
+expect 2 "bench compare with one path" bench compare /a mdtest
 
 expect 0 "version" version
 grep_in "$out" "^metacachectl [0-9]" "version prints the tool version"
@@ -101,7 +124,9 @@ if grep -q '"module":null' "$out"; then
 	for args in "show" "show /mnt/fast" "-j show" "set 1 entry_ttl 30s" \
 		    "defaults" "defaults neg_ttl 1m" "policy list 1" \
 		    "policy add /mnt/fast /a bypass" "policy del 1 a" "stats 1" \
-		    "stats 1 --watch 1 --reset" "flush 1" "flush /mnt/fast /a --subtree --handles"; do
+		    "stats 1 --watch 1 --reset" "flush 1" "flush /mnt/fast /a --subtree --handles" \
+		    "bench list" "bench status 1" "bench stop 1" "bench results 1" \
+		    "bench start /tmp mdtest" "bench run /tmp randrw --ops 10"; do
 		# shellcheck disable=SC2086
 		expect 1 "module not loaded: $args" $args
 		if [ "$(cat "$err")" = "$msg" ] && [ ! -s "$out" ]; then

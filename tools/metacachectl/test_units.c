@@ -705,6 +705,119 @@ MCT_TEST(percentiles_bimodal_and_overflow)
 		   "overflow without max = %" PRIu64, v);
 }
 
+/* ---------------------------------------------------------------- bench */
+
+MCT_TEST(bench_workloads)
+{
+	static const char *const names[] = {
+		"mdtest", "mixed", "randrw", "seqread", "seqwrite",
+	};
+	uint32_t wl, i;
+
+	for (i = 0; i < 5; i++) {
+		MCT_EXPECT(!mc_bench_parse_workload(names[i], &wl) && wl == i,
+			   "%s -> %u", names[i], wl);
+		MCT_EXPECT(!strcmp(mc_bench_workload_name(i), names[i]),
+			   "name of %u", i);
+	}
+	MCT_EXPECT(mc_bench_parse_workload("MDTEST", &wl), "case matters");
+	MCT_EXPECT(mc_bench_parse_workload("", &wl), "empty");
+	MCT_EXPECT(mc_bench_parse_workload("randread", &wl), "randread");
+	MCT_EXPECT(!strcmp(mc_bench_workload_name(99), "unknown"), "99");
+	MCT_EXPECT(!strcmp(mc_bench_op_name(METACACHE_BENCH_OP_STAT_MISSING),
+			   "stat-missing"), "op name");
+	MCT_EXPECT(!strcmp(mc_bench_op_name(METACACHE_BENCH_OP_ALL), "all"),
+		   "all");
+	MCT_EXPECT(!strcmp(mc_bench_state_name(METACACHE_BENCH_ST_UNMOUNTED),
+			   "unmounted"), "state name");
+	MCT_EXPECT(mc_bench_state_final(METACACHE_BENCH_ST_DONE) &&
+		   mc_bench_state_final(METACACHE_BENCH_ST_FAILED) &&
+		   !mc_bench_state_final(METACACHE_BENCH_ST_CLEANUP),
+		   "final states");
+}
+
+MCT_TEST(bench_mix)
+{
+	static const char *const bad[] = {
+		"", "stat", "stat=", "stat=70", "stat=70,open=20,create=5",
+		"stat=70,open=20,create=5,unlink=6", "stat=101",
+		"stat=50,stat=50", "foo=100", "stat=-1,open=101",
+		"stat=70;open=30", "stat=1e2", "=100",
+		"stat=99999999999999999999999",
+	};
+	uint32_t mix[4];
+	const char *why;
+	size_t i;
+
+	MCT_EXPECT(!mc_bench_parse_mix("stat=70,open=20,create=5,unlink=5",
+				       mix, &why) &&
+		   mix[0] == 70 && mix[1] == 20 && mix[2] == 5 && mix[3] == 5,
+		   "default mix");
+	MCT_EXPECT(!mc_bench_parse_mix("unlink=50,create=50", mix, &why) &&
+		   mix[0] == 0 && mix[1] == 0 && mix[2] == 50 && mix[3] == 50,
+		   "any order, missing keys are 0");
+	MCT_EXPECT(!mc_bench_parse_mix("stat=100", mix, &why) &&
+		   mix[0] == 100, "stat only");
+	for (i = 0; i < MC_ARRAY_SIZE(bad); i++) {
+		why = NULL;
+		MCT_EXPECT(mc_bench_parse_mix(bad[i], mix, &why) && why,
+			   "'%s' refused with a reason", bad[i]);
+	}
+}
+
+MCT_TEST(bench_numbers)
+{
+	const char *why;
+	uint32_t v;
+
+	MCT_EXPECT(!mc_bench_parse_u32("64", &v, &why) && v == 64, "64");
+	MCT_EXPECT(!mc_bench_parse_u32("4k", &v, &why) && v == 4000, "4k");
+	MCT_EXPECT(!mc_bench_parse_u32("4294967295", &v, &why) &&
+		   v == UINT32_MAX, "u32 max");
+	MCT_EXPECT(mc_bench_parse_u32("4294967296", &v, &why), "u32 max + 1");
+	MCT_EXPECT(mc_bench_parse_u32("5G", &v, &why), "5G overflows 32 bits");
+	MCT_EXPECT(mc_bench_parse_u32("-1", &v, &why), "-1");
+	MCT_EXPECT(mc_bench_parse_u32("", &v, &why), "empty");
+	MCT_EXPECT(!mc_bench_parse_pct("0", &v, &why) && v == 0, "0%%");
+	MCT_EXPECT(!mc_bench_parse_pct("100", &v, &why) && v == 100, "100%%");
+	MCT_EXPECT(mc_bench_parse_pct("101", &v, &why), "101%%");
+	MCT_EXPECT(!mc_bench_parse_duration_ms("2s", &v, &why) && v == 2000,
+		   "2s");
+	MCT_EXPECT(!mc_bench_parse_duration_ms("1ms", &v, &why) && v == 1,
+		   "1ms");
+	MCT_EXPECT(mc_bench_parse_duration_ms("999us", &v, &why), "999us");
+	MCT_EXPECT(mc_bench_parse_duration_ms("0", &v, &why), "0");
+	MCT_EXPECT(!mc_bench_parse_duration_ms("24h", &v, &why) &&
+		   v == 86400000, "24h");
+	MCT_EXPECT(mc_bench_parse_duration_ms("25h", &v, &why), "25h");
+}
+
+MCT_TEST(bench_figures)
+{
+	struct mc_bench_res r = {
+		.ops = 1000, .elapsed_ns = 2 * S, .bytes = 4ULL << 20,
+		.sum_ns = 5 * MS,
+	};
+	double sd;
+
+	MCT_EXPECT(fabs(mc_bench_ops_per_s(&r) - 500) < 1e-9, "ops/s");
+	MCT_EXPECT(fabs(mc_bench_mib_per_s(&r) - 2) < 1e-9, "MiB/s");
+	MCT_EXPECT(fabs(mc_bench_mean_ns(&r) - 5000) < 1e-9, "mean");
+	r.elapsed_ns = 0;
+	r.ops = 0;
+	MCT_EXPECT(isnan(mc_bench_ops_per_s(&r)) && isnan(mc_bench_mean_ns(&r)),
+		   "nothing measured: NaN");
+	/* samples 2, 4, 4, 4, 5, 5, 7, 9: sample sd = sqrt(32 / 7) */
+	sd = mc_bench_stddev(8, 40, 232);
+	MCT_EXPECT(fabs(sd - sqrt(32.0 / 7)) < 1e-9, "stddev %f", sd);
+	MCT_EXPECT(mc_bench_stddev(3, 30, 300) == 0, "constant: 0");
+	MCT_EXPECT(isnan(mc_bench_stddev(1, 5, 25)), "one second: NaN");
+	MCT_EXPECT(isnan(mc_bench_stddev(0, 0, 0)), "none: NaN");
+	MCT_EXPECT(fabs(mc_bench_gain_pct(100, 150) - 50) < 1e-9, "+50%%");
+	MCT_EXPECT(fabs(mc_bench_gain_pct(200, 50) + 75) < 1e-9, "-75%%");
+	MCT_EXPECT(isnan(mc_bench_gain_pct(0, 5)), "from 0: NaN");
+}
+
 int main(int argc, char **argv)
 {
 	return mct_main(argc, argv);

@@ -263,7 +263,7 @@ enum metacache_attr {
 	METACACHE_A_STATS_AGE_NS,	/* u64: ns since last reset/mount */
 	METACACHE_A_CACHE,		/* nest, multi: METACACHE_A_CACHE_* */
 	METACACHE_A_OP,			/* nest, multi: METACACHE_A_OP_* */
-	METACACHE_A_BENCH,		/* reserved for BENCH_* (a nest) */
+	METACACHE_A_BENCH,		/* nest: METACACHE_A_BENCH_* */
 
 	__METACACHE_A_LAST
 };
@@ -476,8 +476,9 @@ enum metacache_hist_attr {
  *
  * Command numbers METACACHE_CMD_BENCH_FIRST ... METACACHE_CMD_BENCH_LAST
  * are reserved for the BENCH_* commands of the in-kernel I/O generator
- * (to come); METACACHE_A_BENCH is reserved for their attributes.  Other
- * new commands are appended before METACACHE_CMD_BENCH_FIRST.
+ * (below, "The I/O generator"); METACACHE_A_BENCH is the nest of their
+ * attributes.  Other new commands are appended before
+ * METACACHE_CMD_BENCH_FIRST.
  */
 enum metacache_cmd {
 	METACACHE_CMD_UNSPEC,
@@ -499,5 +500,261 @@ enum metacache_cmd {
 
 #define METACACHE_CMD_BENCH_FIRST	32
 #define METACACHE_CMD_BENCH_LAST	47
+
+/*
+ * The I/O generator
+ * =================
+ *
+ * A job runs a workload in kernel threads on a target directory (any
+ * mounted directory, metacache or not), in a fresh working directory
+ * ".mcbench-<id>" that it creates there and removes at the end (unless
+ * METACACHE_BENCH_F_KEEP).  It never touches anything outside it.  Every
+ * file system call is made with the credentials of the process that
+ * started the job.  Documentation/generator.md tells how to use it.
+ *
+ * Every request and reply carries its attributes in one METACACHE_A_BENCH
+ * nest (METACACHE_A_BENCH_*); results in METACACHE_A_BENCH_RESULT nests
+ * (METACACHE_A_BENCH_RES_*) inside it.
+ *
+ * Latencies are recorded per worker thread, then merged, in a log-linear
+ * histogram finer than the one of the statistics: the same formula with
+ * METACACHE_BENCH_HIST_SUB_BITS sub-bucket bits (16 sub-buckets per power
+ * of two, bucket width at most 6.25%), METACACHE_BENCH_HIST_NBUCKETS
+ * buckets from 64 ns to 2^37 ns plus underflow and overflow.  The module
+ * computes the percentiles itself (interpolating inside the bucket, as
+ * tools do for the statistics) and also sends the buckets.
+ */
+#define METACACHE_BENCH_HIST_SUB_BITS	4
+#define METACACHE_BENCH_HIST_NBUCKETS					\
+	(2 + (METACACHE_HIST_MAX_SHIFT - METACACHE_HIST_MIN_SHIFT) *	\
+		(1 << METACACHE_BENCH_HIST_SUB_BITS))		/* 498 */
+
+/* Bounds of the parameters of a job (all inclusive). */
+#define METACACHE_BENCH_THREADS_MAX	64
+#define METACACHE_BENCH_FILES_MAX	1048576		/* 1 << 20 */
+#define METACACHE_BENCH_DIRS_MAX	65536
+#define METACACHE_BENCH_FILE_SIZE_MAX	(1ULL << 40)	/* 1 TiB */
+#define METACACHE_BENCH_IO_SIZE_MIN	512
+#define METACACHE_BENCH_IO_SIZE_MAX	1048576		/* 1 MiB */
+#define METACACHE_BENCH_OPS_MAX		(1ULL << 40)
+#define METACACHE_BENCH_DURATION_MAX	86400000	/* ms: 24 h */
+#define METACACHE_BENCH_JOBS_MAX	8	/* jobs running at once */
+#define METACACHE_BENCH_KEEP_DONE	16	/* finished jobs remembered */
+#define METACACHE_BENCH_DATA_FILES_MAX	1024	/* files of a data workload */
+
+/* Workloads (METACACHE_A_BENCH_WORKLOAD). */
+enum metacache_bench_workload {
+	/*
+	 * mdtest-like phases, one after the other, each reported: tree
+	 * create (mkdir of DIRS directories), file create (open O_CREAT|O_EXCL
+	 * + close of FILES files spread over the directories), stat, open +
+	 * close, stat of missing names, readdir (+ stat of every entry, one
+	 * op per directory), rename (within the directory), unlink, tree
+	 * remove.  Stop: every file once; DURATION_MS, if given, caps each
+	 * phase; with METACACHE_BENCH_F_STONEWALL a phase ends for every
+	 * worker when the first one is done.  OPS is refused.
+	 */
+	METACACHE_BENCH_WL_MDTEST,
+	/*
+	 * Mixed metadata over FILES pre-created files (each worker owns
+	 * FILES / THREADS of them): MIX_STAT % stat, MIX_OPEN % open + close,
+	 * MIX_CREATE % create, MIX_UNLINK % unlink (of the oldest file the
+	 * worker owns; a worker never goes below one file: such an unlink is
+	 * made a create).  Stop: OPS and/or DURATION_MS.
+	 */
+	METACACHE_BENCH_WL_MIXED,
+	/*
+	 * Random IO_SIZE (default 4 KiB) reads and writes, aligned to IO_SIZE,
+	 * READ_PCT % reads, over FILES files of FILE_SIZE bytes (page cache,
+	 * no O_DIRECT).  Stop: OPS and/or DURATION_MS.
+	 */
+	METACACHE_BENCH_WL_RANDRW,
+	/* Sequential reads of IO_SIZE (default 64 KiB), wrapping at the end. */
+	METACACHE_BENCH_WL_SEQREAD,
+	/* Sequential writes of IO_SIZE (default 64 KiB), wrapping at the end. */
+	METACACHE_BENCH_WL_SEQWRITE,
+
+	/* private: */
+	__METACACHE_BENCH_WL_MAX,
+	METACACHE_BENCH_WL_MAX = (__METACACHE_BENCH_WL_MAX - 1)
+};
+
+/* The operations measured: one result (METACACHE_A_BENCH_RESULT) each. */
+enum metacache_bench_op {
+	METACACHE_BENCH_OP_TREE_CREATE,	/* mkdir */
+	METACACHE_BENCH_OP_CREATE,	/* open(O_CREAT | O_EXCL) + close */
+	METACACHE_BENCH_OP_STAT,	/* path lookup + getattr */
+	METACACHE_BENCH_OP_OPEN,	/* open(O_RDONLY) + close */
+	METACACHE_BENCH_OP_STAT_MISSING,	/* lookup of a missing name */
+	METACACHE_BENCH_OP_READDIR,	/* list a directory + stat each entry */
+	METACACHE_BENCH_OP_RENAME,	/* rename within a directory */
+	METACACHE_BENCH_OP_UNLINK,
+	METACACHE_BENCH_OP_TREE_REMOVE,	/* rmdir */
+	METACACHE_BENCH_OP_READ,	/* one read of IO_SIZE */
+	METACACHE_BENCH_OP_WRITE,	/* one write of IO_SIZE */
+	METACACHE_BENCH_OP_ALL,		/* all of a mixed phase together */
+
+	/* private: */
+	__METACACHE_BENCH_OP_MAX,
+	METACACHE_BENCH_OP_MAX = (__METACACHE_BENCH_OP_MAX - 1)
+};
+
+/* What a job is doing, or how it ended (METACACHE_A_BENCH_STATE). */
+enum metacache_bench_state {
+	METACACHE_BENCH_ST_SETUP,	/* working tree, file set */
+	METACACHE_BENCH_ST_WARMUP,	/* the discarded first run */
+	METACACHE_BENCH_ST_RUNNING,
+	METACACHE_BENCH_ST_CLEANUP,	/* removing the working tree */
+	METACACHE_BENCH_ST_DONE,	/* finished: results complete */
+	METACACHE_BENCH_ST_STOPPED,	/* BENCH_STOP: results so far */
+	METACACHE_BENCH_ST_UNMOUNTED,	/* the target's fs was unmounted */
+	METACACHE_BENCH_ST_FAILED,	/* an error: ERRNO, ERR_OP */
+
+	/* private: */
+	__METACACHE_BENCH_ST_MAX,
+	METACACHE_BENCH_ST_MAX = (__METACACHE_BENCH_ST_MAX - 1)
+};
+
+enum metacache_bench_flags {
+	METACACHE_BENCH_F_KEEP = 1 << 0,	/* keep the working tree */
+	METACACHE_BENCH_F_STONEWALL = 1 << 1,	/* mdtest: first done ends */
+	METACACHE_BENCH_F_WARMUP = 1 << 2,	/* a discarded first run */
+};
+#define METACACHE_BENCH_F_ALL						\
+	(METACACHE_BENCH_F_KEEP | METACACHE_BENCH_F_STONEWALL |		\
+	 METACACHE_BENCH_F_WARMUP)
+
+/*
+ * Attributes of the METACACHE_A_BENCH nest.  Parameters (START request;
+ * GET replies repeat them with the defaults filled in):
+ *
+ *   TARGET       string   an existing writable directory (required)
+ *   WORKLOAD     u32      enum metacache_bench_workload (required)
+ *   THREADS      u32      1..THREADS_MAX, default 1
+ *   FILES        u32      1..FILES_MAX (data: ..DATA_FILES_MAX), default
+ *                         100 (data workloads: 4)
+ *   DIRS         u32      1..DIRS_MAX, default 1 (mdtest only)
+ *   FILE_SIZE    u64      data: IO_SIZE..FILE_SIZE_MAX, default 1 MiB
+ *   IO_SIZE      u32      data: IO_SIZE_MIN..IO_SIZE_MAX, a multiple of
+ *                         512; default 4 KiB (randrw), 64 KiB (seq*)
+ *   OPS          u64      1..OPS_MAX operations per run (all threads)
+ *   DURATION_MS  u32      1..DURATION_MAX
+ *   FLAGS        u32      enum metacache_bench_flags
+ *   READ_PCT     u32      0..100, randrw only, default 50
+ *   MIX_STAT, MIX_OPEN, MIX_CREATE, MIX_UNLINK  u32 0..100, mixed only,
+ *                         summing to 100; default 70/20/5/5
+ */
+enum metacache_bench_attr {
+	METACACHE_A_BENCH_UNSPEC,
+	METACACHE_A_BENCH_PAD,
+	METACACHE_A_BENCH_JOB_ID,	/* u32: >= 1 */
+	METACACHE_A_BENCH_TARGET,	/* string */
+	METACACHE_A_BENCH_WORKLOAD,	/* u32 */
+	METACACHE_A_BENCH_THREADS,	/* u32 */
+	METACACHE_A_BENCH_FILES,	/* u32 */
+	METACACHE_A_BENCH_DIRS,		/* u32 */
+	METACACHE_A_BENCH_FILE_SIZE,	/* u64 */
+	METACACHE_A_BENCH_IO_SIZE,	/* u32 */
+	METACACHE_A_BENCH_OPS,		/* u64 */
+	METACACHE_A_BENCH_DURATION_MS,	/* u32 */
+	METACACHE_A_BENCH_FLAGS,	/* u32 */
+	METACACHE_A_BENCH_READ_PCT,	/* u32 */
+	METACACHE_A_BENCH_MIX_STAT,	/* u32 */
+	METACACHE_A_BENCH_MIX_OPEN,	/* u32 */
+	METACACHE_A_BENCH_MIX_CREATE,	/* u32 */
+	METACACHE_A_BENCH_MIX_UNLINK,	/* u32 */
+	METACACHE_A_BENCH_WORKDIR,	/* string: working dir, in TARGET */
+	METACACHE_A_BENCH_STATE,	/* u32: enum metacache_bench_state */
+	METACACHE_A_BENCH_PHASE,	/* u32: enum metacache_bench_op now */
+	METACACHE_A_BENCH_ELAPSED_NS,	/* u64: since the start */
+	METACACHE_A_BENCH_PHASE_OPS,	/* u64: done in this phase */
+	METACACHE_A_BENCH_RATE,		/* u64: ops in the last second */
+	METACACHE_A_BENCH_ERRNO,	/* u32: positive errno of a failure */
+	METACACHE_A_BENCH_ERR_OP,	/* u32: enum metacache_bench_op */
+	METACACHE_A_BENCH_RESULT,	/* nest: METACACHE_A_BENCH_RES_* */
+
+	__METACACHE_A_BENCH_LAST
+};
+#define METACACHE_A_BENCH_MAX (__METACACHE_A_BENCH_LAST - 1)
+
+/*
+ * One measured operation of a job (METACACHE_A_BENCH_RESULT).  ELAPSED_NS
+ * is the wall time of the phase it ran in; ops/s = OPS * 1e9 / ELAPSED_NS,
+ * MiB/s = BYTES / ELAPSED_NS scaled.  SEC_N, SEC_SUM and SEC_SUMSQ are the
+ * count, sum and sum of squares of the operations done in each whole
+ * second of the phase (a tool computes the standard deviation of ops/s
+ * from them; SEC_N 0: the phase lasted less than a second).  Latencies in
+ * ns; percentiles within one bucket (6.25%).  BUCKETS: __u64 array,
+ * element i = samples in bucket FIRST_BUCKET + i (leading and trailing
+ * zero buckets left out).
+ */
+enum metacache_bench_res_attr {
+	METACACHE_A_BENCH_RES_UNSPEC,
+	METACACHE_A_BENCH_RES_PAD,
+	METACACHE_A_BENCH_RES_OP,		/* u32: enum metacache_bench_op */
+	METACACHE_A_BENCH_RES_OPS,		/* u64 */
+	METACACHE_A_BENCH_RES_BYTES,		/* u64 */
+	METACACHE_A_BENCH_RES_ENTRIES,		/* u64: readdir: entries seen */
+	METACACHE_A_BENCH_RES_ELAPSED_NS,	/* u64 */
+	METACACHE_A_BENCH_RES_SUM_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_MIN_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_MAX_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_P50_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_P90_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_P99_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_P999_NS,		/* u64 */
+	METACACHE_A_BENCH_RES_SEC_N,		/* u64 */
+	METACACHE_A_BENCH_RES_SEC_SUM,		/* u64 */
+	METACACHE_A_BENCH_RES_SEC_SUMSQ,	/* u64 */
+	METACACHE_A_BENCH_RES_FIRST_BUCKET,	/* u32 */
+	METACACHE_A_BENCH_RES_BUCKETS,		/* binary: __u64[] */
+
+	__METACACHE_A_BENCH_RES_LAST
+};
+#define METACACHE_A_BENCH_RES_MAX (__METACACHE_A_BENCH_RES_LAST - 1)
+
+/*
+ * Commands (numbers from METACACHE_CMD_BENCH_FIRST on):
+ *
+ * METACACHE_CMD_BENCH_START - start a job.
+ *	Request: BENCH with the parameters.  Reply: BENCH with JOB_ID and
+ *	WORKDIR.  The target is resolved in the caller's context; its
+ *	working directory is made before the reply.  Permission:
+ *	CAP_SYS_ADMIN.  Errors: EINVAL a parameter that does not fit the
+ *	workload or contradicts another (extack names it), ERANGE out of
+ *	range (policy), ENOTDIR target not a directory, EROFS read-only,
+ *	EBUSY a job already runs on this target, EAGAIN JOBS_MAX jobs run,
+ *	EPERM, and the errors of resolving the target and of the mkdir.
+ *
+ * METACACHE_CMD_BENCH_STOP - ask a job to stop.
+ *	Request: BENCH with JOB_ID only.  Reply: ack, at once; the job ends
+ *	(STATE STOPPED, its working tree removed unless KEEP) soon after:
+ *	poll BENCH_GET.  Stopping a finished job is not an error.
+ *	Permission: CAP_SYS_ADMIN.  Errors: ENOENT unknown job; EPERM.
+ *
+ * METACACHE_CMD_BENCH_GET - status of a job (do: BENCH with JOB_ID) or of
+ *	every job remembered (dump, no attributes).  Reply: BENCH with
+ *	JOB_ID, the parameters, WORKDIR, STATE, PHASE, ELAPSED_NS,
+ *	PHASE_OPS, RATE, and ERRNO and ERR_OP for a failed job.
+ *	Permission: any user.  Errors: ENOENT unknown job.
+ *
+ * METACACHE_CMD_BENCH_RESULTS - results of a job (dump only).
+ *	Request: BENCH with JOB_ID.  Reply: one message per measured
+ *	operation, in the order they ran: BENCH with JOB_ID, STATE and one
+ *	RESULT.  A running job gives the phases finished so far.
+ *	Permission: any user.  Errors: ENOENT unknown job.
+ *
+ * At most METACACHE_BENCH_JOBS_MAX jobs run at once, one per target
+ * directory; the last METACACHE_BENCH_KEEP_DONE finished jobs are
+ * remembered.  A job ends by itself, on BENCH_STOP, when the file system
+ * of its target is no longer mounted anywhere (the unmount is not held
+ * up), and on module unload.
+ */
+enum metacache_bench_cmd {
+	METACACHE_CMD_BENCH_START = METACACHE_CMD_BENCH_FIRST,
+	METACACHE_CMD_BENCH_STOP,
+	METACACHE_CMD_BENCH_GET,
+	METACACHE_CMD_BENCH_RESULTS,
+};
 
 #endif /* _UAPI_LINUX_METACACHE_H */
