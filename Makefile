@@ -46,7 +46,7 @@ tests:
 check: all
 	$(MAKE) -C tools test
 	tests/pkg/check.sh || [ $$? -eq 4 ]
-	tests/vm/run --name check --timeout 2400 --env MC_FILTER=$(FILTER) tests/vm/check.sh
+	tests/vm/run --name check --timeout 3600 --env MC_FILTER=$(FILTER) tests/vm/check.sh
 
 deps:
 	scripts/deps.sh
