@@ -30,7 +30,7 @@
  * Lock order (outer first; each lock's rules are next to it):
  *	upper i_rwsem -> lower i_rwsem			(the VFS, then us)
  *	mc_sb_info::cache_lock -> dentry::d_lock -> mc_dentry::lock
- *	dentry::d_lock -> mc_dentry::lock		(->d_delete)
+ *	dentry::d_lock -> mc_dentry::lock		(->d_delete: trylock)
  *	mc_inode_info::attr_lock, ::perm_lock		(leaves: nothing nests)
  *	mc_sb_info::handle_lock				(leaf: nothing nests)
  * A caller waiting for kept handles to close (mc_handles_close() with

@@ -465,7 +465,15 @@ static int mc_d_weak_revalidate(struct dentry *dentry, unsigned int flags)
 /*
  * Detach the lower dentry of @dentry (see the top of this file) and hand
  * our reference to it to the deferred puts.
- * Return: false if that was not possible (no memory).
+ *
+ * Called under @dentry's d_lock, and mc_get_lower_path() takes the lower
+ * dentry's d_lock (dget()) under @mcd->lock: two different dentries, but
+ * lockdep has one class for every d_lock and reported the pair as a
+ * cycle (debug kernel lane).  A trylock records no dependency; it fails
+ * only if someone holds @mcd->lock right now, and then the dentry is just
+ * not kept.
+ *
+ * Return: false if that was not possible (contention, no memory).
  */
 static bool mc_dentry_detach(const struct dentry *dentry,
 			     struct mc_dentry *mcd)
@@ -474,7 +482,8 @@ static bool mc_dentry_detach(const struct dentry *dentry,
 
 	lockdep_assert_held(&dentry->d_lock);
 
-	spin_lock(&mcd->lock);
+	if (!spin_trylock(&mcd->lock))
+		return false;
 	lower = mcd->lower;
 	if (lower && !mc_lower_put_defer(MC_SB(dentry->d_sb), lower)) {
 		spin_unlock(&mcd->lock);
