@@ -61,8 +61,8 @@ deps:
 RTT ?=
 QUICK ?=
 BENCH_ENV ?=
-BENCH_QUICK_ENV := --env MC_BENCH_RUNS=1 --env MC_BENCH_TREE=100 --env MC_BENCH_PROJ=4 \
-	--env MC_BENCH_TAR=20 --env MC_BENCH_MD_NFS=30 --env MC_BENCH_MD_CIFS=20
+BENCH_QUICK_ENV := --env MC_BENCH_RUNS=1 --env MC_BENCH_TREE=50 --env MC_BENCH_PROJ=2 \
+	--env MC_BENCH_TAR=10 --env MC_BENCH_MD_NFS=20 --env MC_BENCH_MD_CIFS=10
 bench: all
 	@test -z "$(RTT)" || { echo "make bench: RTT=$(RTT): added network delay is not implemented yet" >&2; exit 2; }
 	tests/vm/run --name bench --timeout 3600 \
