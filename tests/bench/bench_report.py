@@ -188,6 +188,47 @@ def main():
                     row.append(s)
                 md.append("| %s | %s |" % (wl, " | ".join(row)))
             md.append("")
+        # metacache against the best peer of each run (the fastest of the
+        # tuned client, mergerfs and rclone on that workload in that run).
+        peers = [c for c in ("tuned", "mergerfs", "rclone") if c in ran]
+        mcs = [c for c in ("metacache", "mc-60s") if c in ran]
+        if peers and mcs:
+            md.append("### %s: metacache vs the best peer (%s)" % (lower, ", ".join(peers)))
+            md.append("")
+            md.append("Per run, the fastest peer on that workload is the reference; "
+                      "below 1 = metacache faster than every peer.")
+            md.append("")
+            md.append("| workload | best peer (runs) | " +
+                      " | ".join("%s / best peer" % c for c in mcs) + " |")
+            md.append("|---|---|" + "---:|" * len(mcs))
+            for wl in L["workloads"]:
+                best = {}
+                for n in runs:
+                    cand = [(cell(wl, p)["runs"][n], p) for p in peers
+                            if cell(wl, p) and n in cell(wl, p)["runs"]]
+                    if cand:
+                        best[n] = min(cand)
+                if not best:
+                    continue
+                names = sorted(set(b[1] for b in best.values()))
+                row = []
+                for c in mcs:
+                    x = cell(wl, c)
+                    rs = [x["runs"][n] / best[n][0] for n in runs
+                          if x and n in x["runs"] and n in best and best[n][0] > 0]
+                    if not rs:
+                        row.append("-")
+                        continue
+                    med = statistics.median(rs)
+                    J["workloads"][wl].setdefault("ratio_vs_best_peer", {})[c] = {
+                        "median": med, "min": min(rs), "max": max(rs), "per_run": rs,
+                        "best_peer": [best[n][1] for n in sorted(best)]}
+                    s = fmt_ratio(med)
+                    if len(rs) > 1:
+                        s += " (%s-%s)" % (fmt_ratio(min(rs)), fmt_ratio(max(rs)))
+                    row.append(s)
+                md.append("| %s | %s | %s |" % (wl, ", ".join(names), " | ".join(row)))
+            md.append("")
         if notes:
             md.append("Notes:")
             md.append("")
