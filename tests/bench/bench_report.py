@@ -83,9 +83,12 @@ def main():
             L["runs"].add(int(run))
             if wl not in L["workloads"]:
                 L["workloads"].append(wl)
-            c = L["cells"].setdefault((wl, cfg), {"unit": unit, "runs": {}, "notes": []})
+            c = L["cells"].setdefault((wl, cfg), {"unit": unit, "runs": {}, "notes": [],
+                                                   "lower": {}})
             if status == "ok":
                 c["runs"][int(run)] = float(val)
+                if note.startswith("lower/op "):
+                    c["lower"][int(run)] = float(note.split()[1])
             else:
                 c["notes"].append("%s (run %s): %s" % (status, run, note))
 
@@ -228,6 +231,25 @@ def main():
                         s += " (%s-%s)" % (fmt_ratio(min(rs)), fmt_ratio(max(rs)))
                     row.append(s)
                 md.append("| %s | %s | %s |" % (wl, ", ".join(names), " | ".join(row)))
+            md.append("")
+        # Lower calls per operation on the metacache mounts (mdbench reads
+        # them from debugfs): 0 = served from the cache.
+        lw = [wl for wl in L["workloads"]
+              if any(cell(wl, c) and cell(wl, c)["lower"] for c in mcs)]
+        if lw:
+            md.append("### %s: metacache's calls to the lower per operation (mdbench)" % lower)
+            md.append("")
+            md.append("| workload | " + " | ".join(mcs) + " |")
+            md.append("|---|" + "---:|" * len(mcs))
+            for wl in lw:
+                row = []
+                for c in mcs:
+                    x = cell(wl, c)
+                    v = sorted(x["lower"].values()) if x else []
+                    if x and v:
+                        J["workloads"][wl]["configs"][c]["lower_calls_per_op"] = v
+                    row.append("%.2f" % statistics.median(v) if v else "-")
+                md.append("| %s | %s |" % (wl, " | ".join(row)))
             md.append("")
         if notes:
             md.append("Notes:")
