@@ -156,6 +156,8 @@ def main():
                     s = fmt(statistics.median(vals))
                     if len(vals) > 1:
                         s += " (%s-%s)" % (fmt(min(vals)), fmt(max(vals)))
+                elif c["notes"] and all(n.startswith(("skipped", "notrun")) for n in c["notes"]):
+                    s = "not run"
                 else:
                     s = "failed"
                 if c["notes"]:

@@ -20,6 +20,7 @@
 #   tests/bench/peerbench.sh --lower NAME --config NAME=PATH [--config ...]
 #       [--base REL] [--tarball FILE] [--runs R] [--budget SECS]
 #       [--workloads LIST] [--md-files N] [--tsv FILE] [--cold-hook CMD]
+#       [--deadline SECS]
 #       measures.  Each PATH is the root of one configuration (e.g. the
 #       share mounted with default options, the same share tuned, metacache
 #       over it, a tmpfs); PATH/REL (REL defaults to "mcbench") must hold the
@@ -32,7 +33,9 @@
 # rotated by one every run), so drift of the machine's speed hits all alike.
 # No run starts once --budget seconds have passed (0 = no limit) or when the
 # previous run's duration would overrun it; the skipped runs are named on
-# stderr and in the TSV (status "skipped").
+# stderr and in the TSV (status "skipped").  Past --deadline seconds
+# (default: twice the budget) even a started run stops: every measurement
+# left is recorded as skipped.
 #
 # Cold measurements (name ending in _cold) first run the cold hook: sync,
 # drop_caches (3: dentries, inodes and page cache of every file system, so
@@ -54,7 +57,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 WORKLOADS="mdbench git_status find_ls ls_lR du_s tar_x rm_rf make_j2 make_noop"
 
-lower= base=mcbench tarball= runs=3 budget=0 md_files=200 tsv=/dev/stdout
+lower= base=mcbench tarball= runs=3 budget=0 deadline= md_files=200 tsv=/dev/stdout
 cold_hook= fixtures= mktar= tree_files=1000 proj_files=30 tar_files=200
 workloads=$WORKLOADS
 cfg_names=() cfg_paths=()
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--tarball) tarball=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--budget) budget=$2; shift 2 ;;
+	--deadline) deadline=$2; shift 2 ;;
 	--workloads) workloads=${2//,/ }; shift 2 ;;
 	--md-files) md_files=$2; shift 2 ;;
 	--tsv) tsv=$2; shift 2 ;;
@@ -322,6 +326,7 @@ for w in $workloads; do
 done
 n_total=$((steps * ncfg * runs))
 
+[ -n "$deadline" ] || deadline=$((budget * 2))
 last=0
 r=1
 while [ $r -le "$runs" ]; do
@@ -349,7 +354,11 @@ while [ $r -le "$runs" ]; do
 			i=$(( (k + r - 1) % ncfg ))
 			c_name=${cfg_names[$i]} c_run=$r
 			c_dir=${cfg_paths[$i]}/$base c_scratch=${scr[$i]}
-			"wl_$w"
+			if [ "$deadline" -gt 0 ] && [ "$(elapsed)" -ge "$deadline" ]; then
+				row "$w" s - skipped "deadline of ${deadline}s"
+			else
+				"wl_$w"
+			fi
 			k=$((k + 1))
 		done
 	done
