@@ -85,7 +85,7 @@ modprobe fuse 2>/dev/null || { fuse_ok=0; log "modprobe fuse failed"; }
 	echo "host	${MC_BENCH_HOST:-unknown}"
 	echo "guest	$(nproc) vCPUs, $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo)"
 	echo "rtt	${rtt:-none (loopback, no added delay)}"
-	echo "runs	$runs"
+	echo "runs planned	$runs (per lower: see \"runs\" below)"
 	echo "budget	nfs ${budget_nfs}s, cifs ${budget_cifs}s"
 	echo "sizes	git tree $n_tree files (from /usr/include, packed repository); C project $n_proj .c files + main.c; tarball $n_tar files; mdbench files: nfs $md_nfs, cifs $md_cifs (rounds 3, depth 8, 4 KiB)"
 	echo "versions	mergerfs $(mergerfs --version 2>/dev/null | sed -n '1s/.*version: //p'); rclone $(rclone version 2>/dev/null | sed -n '1s/^rclone //p'); git $(git --version | sed 's/git version //'); metacache $(cat /sys/module/metacache/version 2>/dev/null)"
