@@ -6,6 +6,11 @@
 #   make               build the module, the tools and the tests
 #   make check         run the test suite in the QEMU test bed
 #   make deps          install what a Debian 12 machine needs (root)
+#   make bench         metacache against the lower clients and the peers
+#                      (mergerfs, rclone) in the QEMU test bed, one boot,
+#                      report in build/vm/bench-<time>/bench.md
+#                      (Documentation/benchmark.md); QUICK=1: tiny sizes,
+#                      one run, a few minutes; RTT=: added delay (not yet)
 #   make clean
 #
 # Installing and packaging (Documentation/install.md):
@@ -51,13 +56,26 @@ check: all
 deps:
 	scripts/deps.sh
 
+# The peer benchmark (Documentation/benchmark.md).  Sizes: see
+# tests/bench/bench_job.sh; QUICK=1 shrinks them to check the path works.
+RTT ?=
+QUICK ?=
+BENCH_ENV ?=
+BENCH_QUICK_ENV := --env MC_BENCH_RUNS=1 --env MC_BENCH_TREE=50 --env MC_BENCH_PROJ=2 \
+	--env MC_BENCH_TAR=10 --env MC_BENCH_MD_NFS=20 --env MC_BENCH_MD_CIFS=10
+bench: all
+	@test -z "$(RTT)" || { echo "make bench: RTT=$(RTT): added network delay is not implemented yet" >&2; exit 2; }
+	tests/vm/run --name bench --timeout 3600 \
+		--env "MC_BENCH_HOST=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores, $$(awk '/MemTotal/ { printf "%d GiB", $$2 / 1048576 }' /proc/meminfo), load $$(cut -d' ' -f1-3 /proc/loadavg) at start, $$(cat build/vm/accel 2>/dev/null || echo tcg)" \
+		$(if $(QUICK),$(BENCH_QUICK_ENV)) $(BENCH_ENV) tests/bench/bench_job.sh
+
 clean:
 	$(MAKE) -C kmod KDIR=$(KDIR) clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests clean
 	rm -rf build
 
-.PHONY: all preflight module tools tests check deps clean
+.PHONY: all preflight module tools tests check deps bench clean
 
 # ---------------------------------------------------------------------------
 # Installing and packaging.  The one source of the version is
