@@ -7,11 +7,13 @@
  *
  *  - module_caches: only allocations from metacache's own slab caches
  *    (metacache_inode, mc_dentry: cache-filter) fail, in any task, with a
- *    high probability.  Needs the caches unmerged (slub_nomerge).
+ *    high probability.  The caches' failslab flag is read-only at run time:
+ *    boot with slub_debug=A,metacache_inode,mc_dentry (tests/vm/check-debug).
  *  - workload_task: every slab allocation of the workload process fails
  *    with a small probability (task-filter, /proc/self/make-it-fail),
  *    sleeping ones too (ignore-gfp-wait=N): the VFS's, metacache's and the
- *    lower's (nfs, sunrpc, cifs) allocations made in its context.
+ *    lower's (nfs, sunrpc, cifs) allocations made in its context.  Skipped
+ *    on cifs, whose 6.1.192 client oopses on such a failure (see below).
  *
  * Each runs a forked workload (creates with data, stats, unlinks, mkdir,
  * rmdir, renames, links, readdirs, truncates, reads, chmods, lookups of
@@ -107,12 +109,7 @@ static void fi_set(const char *attr, const char *val)
 
 static void fi_off(void)
 {
-	char p[256];
-
-	snprintf(p, sizeof(p), FI "/probability");
-	wr(p, "0");
-	wr("/sys/kernel/slab/metacache_inode/failslab", "0");
-	wr("/sys/kernel/slab/mc_dentry/failslab", "0");
+	wr(FI "/probability", "0");
 }
 
 static unsigned int rnd_state;
@@ -349,13 +346,14 @@ static void phase(const char *tag, int cache_filter, const char *prob)
 	fi_set("verbose", "0");
 	fi_set("ignore-gfp-wait", "N");
 	if (cache_filter) {
-		int e1 = wr("/sys/kernel/slab/metacache_inode/failslab", "1");
-		int e2 = wr("/sys/kernel/slab/mc_dentry/failslab", "1");
+		long f1 = rd_long("/sys/kernel/slab/metacache_inode/failslab");
+		long f2 = rd_long("/sys/kernel/slab/mc_dentry/failslab");
 
-		if (e1 || e2) {
+		/* Read-only at run time since 5.9: set by the boot parameter. */
+		if (f1 != 1 || f2 != 1) {
 			fi_off();
-			MCT_ASSERT(0, "cannot mark metacache's slab caches for failslab (%s, %s): boot with slub_nomerge",
-				   strerror(-e1), strerror(-e2));
+			MCT_ASSERT(0, "metacache's slab caches are not marked for failslab (%ld, %ld): boot with slub_debug=A,metacache_inode,mc_dentry",
+				   f1, f2);
 		}
 		fi_set("cache-filter", "Y");
 		fi_set("task-filter", "N");
@@ -454,6 +452,15 @@ MCT_TEST(module_caches)
 
 MCT_TEST(workload_task)
 {
+	/*
+	 * Found by this test: Debian's 6.1.192 cifs client dereferences NULL
+	 * in smb2_compound_op() when one of its own allocations fails under
+	 * mkdir (KASAN null-ptr-deref, the kernel panics).  A lower's bug, not
+	 * metacache's: on cifs only the module's caches are failed.
+	 */
+	if (mc_env("MC_FSTYPE") && !strcmp(getenv("MC_FSTYPE"), "cifs") &&
+	    !mc_env("MC_FAULT_CIFS_TASK"))
+		MCT_SKIP("cifs (6.1.192) oopses in smb2_compound_op() on its own failed allocations: MC_FAULT_CIFS_TASK=1 runs it anyway");
 	phase("task", 0, "5");
 }
 

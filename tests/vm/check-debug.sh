@@ -4,7 +4,7 @@
 # $MC_KO is the module built for this kernel; $MC_DEBUG_KDIR its tree.
 . tests/vm/guest-lib.sh
 # Per-test timeout of the C tests: this kernel is many times slower.
-export MCT_TIMEOUT=${MCT_TIMEOUT:-900}
+export MCT_TIMEOUT=${MCT_TIMEOUT:-900} MC_FAULT_SECS=${MC_FAULT_SECS:-90}
 if ! mc_setup; then
 	echo "Bail out! the test bed set-up failed"
 	mc_collect
