@@ -5,6 +5,11 @@
 #
 #   make               build the module, the tools and the tests
 #   make check         run the test suite in the QEMU test bed
+#   make check-debug   a reduced suite on a debug kernel (KASAN, lockdep,
+#                      kmemleak, fault injection) built from Debian's
+#                      linux-source-6.1 and cached outside the repository
+#                      (Documentation/testbed.md)
+#   make debug-kernel  only build (or find) that kernel
 #   make deps          install what a Debian 12 machine needs (root)
 #   make bench         metacache against the lower clients and the peers
 #                      (mergerfs, rclone) in the QEMU test bed, one boot,
@@ -53,6 +58,14 @@ check: all
 	tests/pkg/check.sh || [ $$? -eq 4 ]
 	tests/vm/run --name check --timeout 3600 --env MC_FILTER=$(FILTER) tests/vm/check.sh
 
+# The debug kernel lane: builds (or reuses) the kernel, the module against
+# it in build/debug/, and runs tests/suite-debug.conf on it.
+check-debug: tools tests
+	tests/vm/check-debug $(if $(FILTER),--filter $(FILTER))
+
+debug-kernel:
+	scripts/debug-kernel.sh
+
 deps:
 	scripts/deps.sh
 
@@ -75,7 +88,7 @@ clean:
 	$(MAKE) -C tests clean
 	rm -rf build
 
-.PHONY: all preflight module tools tests check deps bench clean
+.PHONY: all preflight module tools tests check check-debug debug-kernel deps bench clean
 
 # ---------------------------------------------------------------------------
 # Installing and packaging.  The one source of the version is

@@ -27,7 +27,8 @@ cd "$(dirname "$0")/.." || exit 1
 
 suite=${1:-tests/suite.conf}
 filter=${2:-}
-ko=$PWD/kmod/metacache.ko
+# $MC_KO, if set, is the module to load (the debug kernel's build of it).
+ko=${MC_KO:-$PWD/kmod/metacache.ko}
 tap=${MC_RESULTS:-/tmp}/tap.txt
 : > "$tap"
 

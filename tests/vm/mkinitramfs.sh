@@ -6,6 +6,9 @@
 # 9p, its transport, overlayfs: all modules in Debian's kernel) and /init.
 #
 # usage: mkinitramfs.sh KVER OUTPUT.cpio.gz
+#
+# KVER "builtin" makes an initramfs without modules, for a kernel that has
+# all of them built in (the debug kernel, tests/vm/debug.config).
 set -eu
 kver=$1
 out=$2
@@ -23,7 +26,9 @@ chmod 755 "$tmp/init"
 # Module load order, dependencies first.  9pnet_virtio is requested by name
 # at mount time, so modprobe does not list it as a dependency of 9p.
 : > "$tmp/modules/order"
-for m in virtio_pci 9pnet_virtio 9p overlay; do
+mods="virtio_pci 9pnet_virtio 9p overlay"
+[ "$kver" = builtin ] && mods=
+for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" | while read -r cmd path _; do
 		[ "$cmd" = insmod ] || continue
 		name=$(basename "$path")

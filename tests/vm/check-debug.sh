@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest job of `make check-debug` (tests/vm/check-debug): on the debug
+# kernel, set up the servers and lowers, run tests/suite-debug.conf.
+# $MC_KO is the module built for this kernel; $MC_DEBUG_KDIR its tree.
+. tests/vm/guest-lib.sh
+# Per-test timeout of the C tests: this kernel is many times slower.
+export MCT_TIMEOUT=${MCT_TIMEOUT:-900} MC_FAULT_SECS=${MC_FAULT_SECS:-90}
+if ! mc_setup; then
+	echo "Bail out! the test bed set-up failed"
+	mc_collect
+	exit 1
+fi
+# Leaks are counted from here: what booting and starting the servers
+# allocated is not the module's.
+[ -w /sys/kernel/debug/kmemleak ] && echo clear > /sys/kernel/debug/kmemleak
+sh tests/run_tests.sh "${MC_SUITE:-tests/suite-debug.conf}" "${MC_FILTER:-}"
+rc=$?
+mc_stage tests
+mc_collect
+exit $rc
