@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info,flush,policy}.
+ * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info,flush,policy,fault}.
  *
  *	stats	one line per lower operation and one per cache:
  *		op <name> calls <n> avoided <n> total_ns <n>
@@ -12,6 +12,7 @@
  *	flush	writing "1" drops all cached state of the mount
  *		(mc_cache_flush())
  *	policy	which rule and values apply to a path (tests; see policy.c)
+ *	fault	fault injection on the mount's lower calls (tests; fault.c)
  *
  * Best effort: a debugfs failure never fails a mount.  The files of a
  * mount are removed before its mc_sb_info is freed; debugfs_remove() waits
@@ -147,6 +148,7 @@ void mc_debugfs_mount(struct mc_sb_info *sbi)
 	debugfs_create_file("info", 0444, dir, sbi, &mc_info_fops);
 	debugfs_create_file("flush", 0200, dir, sbi, &mc_flush_fops);
 	debugfs_create_file("policy", 0600, dir, sbi, &mc_policy_debugfs_fops);
+	debugfs_create_file("fault", 0600, dir, sbi, &mc_fault_fops);
 }
 
 /**

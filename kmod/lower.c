@@ -7,7 +7,9 @@
  * wrappers below, and nothing else in the module calls them directly.  Each
  * wrapper:
  *  - counts the call and its latency in the mount's per-cpu statistics;
- *  - is where deferred close and fault injection will hook in.
+ *  - first asks mc_fault() whether to fail instead of calling the lower
+ *    (fault injection for the tests, fault.c; off unless armed), except
+ *    where nothing could handle a failure: releases and unlocks.
  * The metadata caches sit in front of these wrappers (cache.c, namei.c,
  * inode.c, dir.c): a cache hit makes no call here and counts the call it
  * saved as "avoided" (mc_avoided()).
@@ -244,6 +246,11 @@ struct dentry *mc_lower_lookup(struct mc_sb_info *sbi, struct dentry *lower_dir,
 {
 	u64 start = mc_op_begin();
 	struct dentry *lower;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_LOOKUP);
+	if (fault)
+		return ERR_PTR(fault);
 
 	lower = lookup_one_unlocked(sbi->lower_userns, name->name, lower_dir,
 				    name->len);
@@ -268,6 +275,11 @@ struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
 {
 	u64 start = mc_op_begin();
 	struct dentry *lower;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_LOOKUP);
+	if (fault)
+		return ERR_PTR(fault);
 
 	lockdep_assert_held(&d_inode(lower_dir)->i_rwsem);
 	lower = lookup_one(sbi->lower_userns, name->name, lower_dir, name->len);
@@ -291,9 +303,13 @@ int mc_lower_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start;
 	int ret;
+	int fault;
 
 	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
 		return 1;
+	fault = mc_fault(sbi, MC_OP_REVALIDATE);
+	if (fault)
+		return fault;
 	start = mc_op_begin();
 	ret = lower->d_op->d_revalidate(lower, flags);
 	mc_op_end(sbi, MC_OP_REVALIDATE, start);
@@ -314,9 +330,13 @@ int mc_lower_weak_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start;
 	int ret;
+	int fault;
 
 	if (!(lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
 		return 1;
+	fault = mc_fault(sbi, MC_OP_REVALIDATE);
+	if (fault)
+		return fault;
 	start = mc_op_begin();
 	ret = lower->d_op->d_weak_revalidate(lower, flags);
 	mc_op_end(sbi, MC_OP_REVALIDATE, start);
@@ -340,6 +360,11 @@ int mc_lower_getattr(struct mc_sb_info *sbi, const struct path *lower_path,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_GETATTR);
+	if (fault)
+		return fault;
 
 	err = vfs_getattr(lower_path, stat, request_mask, flags);
 	mc_op_end(sbi, MC_OP_GETATTR, start);
@@ -368,6 +393,11 @@ int mc_lower_setattr(struct mc_sb_info *sbi, struct dentry *lower,
 	bool size = ia->ia_valid & ATTR_SIZE;
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_SETATTR);
+	if (fault)
+		return fault;
 
 	err = mnt_want_write(sbi->lower_path.mnt);
 	if (err)
@@ -403,6 +433,11 @@ int mc_lower_permission(struct mc_sb_info *sbi, struct inode *lower, int mask)
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_PERMISSION);
+	if (fault)
+		return fault;
 
 	err = inode_permission(sbi->lower_userns, lower, mask);
 	mc_op_end(sbi, MC_OP_PERMISSION, start);
@@ -422,6 +457,11 @@ const char *mc_lower_get_link(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	const char *link;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OTHER);
+	if (fault)
+		return ERR_PTR(fault);
 
 	link = vfs_get_link(lower, done);
 	mc_op_end(sbi, MC_OP_OTHER, start);
@@ -446,6 +486,11 @@ int mc_lower_create(struct mc_sb_info *sbi, struct inode *lower_dir,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_CREATE);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_create(sbi->lower_userns, lower_dir, lower, mode, excl);
@@ -469,6 +514,11 @@ int mc_lower_mkdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_MKDIR);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_mkdir(sbi->lower_userns, lower_dir, lower, mode);
@@ -493,6 +543,11 @@ int mc_lower_mknod(struct mc_sb_info *sbi, struct inode *lower_dir,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_MKNOD);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_mknod(sbi->lower_userns, lower_dir, lower, mode, rdev);
@@ -516,6 +571,11 @@ int mc_lower_symlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_SYMLINK);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_symlink(sbi->lower_userns, lower_dir, lower, target);
@@ -539,6 +599,11 @@ int mc_lower_link(struct mc_sb_info *sbi, struct dentry *lower_old,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_LINK);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_link(lower_old, sbi->lower_userns, lower_dir, lower_new, NULL);
@@ -564,6 +629,11 @@ int mc_lower_unlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_UNLINK);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_unlink(sbi->lower_userns, lower_dir, lower, NULL);
@@ -586,6 +656,11 @@ int mc_lower_rmdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_RMDIR);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_rmdir(sbi->lower_userns, lower_dir, lower);
@@ -624,6 +699,11 @@ int mc_lower_rename(struct mc_sb_info *sbi, struct inode *lower_old_dir,
 	};
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_RENAME);
+	if (fault)
+		return fault;
 
 	lockdep_assert_held(&lower_old_dir->i_rwsem);
 	lockdep_assert_held(&lower_new_dir->i_rwsem);
@@ -652,6 +732,11 @@ struct file *mc_lower_tmpfile(struct mc_sb_info *sbi,
 	u64 start = mc_op_begin();
 	struct file *file;
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_CREATE);
+	if (fault)
+		return ERR_PTR(fault);
 
 	err = mnt_want_write(lower_dir->mnt);
 	if (err) {
@@ -688,6 +773,11 @@ struct file *mc_lower_open(struct mc_sb_info *sbi,
 {
 	u64 start = mc_op_begin();
 	struct file *file;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OPEN);
+	if (fault)
+		return ERR_PTR(fault);
 
 	file = dentry_open(lower_path, flags, cred);
 	mc_op_end(sbi, MC_OP_OPEN, start);
@@ -719,6 +809,11 @@ struct file *mc_lower_open_name(struct mc_sb_info *sbi,
 	u64 start = mc_op_begin();
 	struct file *file;
 	bool created;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OPEN);
+	if (fault)
+		return ERR_PTR(fault);
 
 	file = file_open_root(lower_dir, name->name, flags | O_NOFOLLOW, mode);
 	created = !IS_ERR(file) && (file->f_mode & FMODE_CREATED);
@@ -778,6 +873,11 @@ int mc_lower_setfl(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	int err = 0;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OTHER);
+	if (fault)
+		return fault;
 
 	flags &= MC_SETFL_MASK;
 	if (((flags ^ lower->f_flags) & O_APPEND) && IS_APPEND(file_inode(lower))) {
@@ -817,6 +917,11 @@ ssize_t mc_lower_read(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	ssize_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_READ);
+	if (fault)
+		return fault;
 
 	ret = vfs_iter_read(lower, iter, pos, rwf);
 	mc_op_end(sbi, MC_OP_READ, start);
@@ -840,6 +945,11 @@ ssize_t mc_lower_write(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	ssize_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_WRITE);
+	if (fault)
+		return fault;
 
 	file_start_write(lower);
 	ret = vfs_iter_write(lower, iter, pos, rwf);
@@ -869,9 +979,13 @@ ssize_t mc_lower_splice_write(struct mc_sb_info *sbi,
 {
 	u64 start;
 	ssize_t ret;
+	int fault;
 
 	if (!lower->f_op->splice_write)
 		return -EINVAL;
+	fault = mc_fault(sbi, MC_OP_WRITE);
+	if (fault)
+		return fault;
 	start = mc_op_begin();
 	file_start_write(lower);
 	ret = lower->f_op->splice_write(pipe, lower, pos, len, flags);
@@ -895,6 +1009,11 @@ int mc_lower_iterate(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_READDIR);
+	if (fault)
+		return fault;
 
 	err = iterate_dir(lower, ctx);
 	mc_op_end(sbi, MC_OP_READDIR, start);
@@ -915,6 +1034,11 @@ loff_t mc_lower_llseek(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	loff_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OTHER);
+	if (fault)
+		return fault;
 
 	ret = vfs_llseek(lower, offset, whence);
 	mc_op_end(sbi, MC_OP_OTHER, start);
@@ -936,6 +1060,11 @@ int mc_lower_fsync(struct mc_sb_info *sbi, struct file *lower, loff_t start,
 {
 	u64 t = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_FSYNC);
+	if (fault)
+		return fault;
 
 	err = vfs_fsync_range(lower, start, end, datasync);
 	mc_op_end(sbi, MC_OP_FSYNC, t);
@@ -954,6 +1083,11 @@ int mc_lower_syncfs(struct mc_sb_info *sbi)
 	struct super_block *lower_sb = sbi->lower_path.mnt->mnt_sb;
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_FSYNC);
+	if (fault)
+		return fault;
 
 	down_read(&lower_sb->s_umount);
 	err = sync_filesystem(lower_sb);
@@ -977,6 +1111,11 @@ long mc_lower_fallocate(struct mc_sb_info *sbi, struct file *lower, int mode,
 {
 	u64 start = mc_op_begin();
 	long err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OTHER);
+	if (fault)
+		return fault;
 
 	err = vfs_fallocate(lower, mode, offset, len);
 	mc_op_end(sbi, MC_OP_OTHER, start);
@@ -998,6 +1137,11 @@ int mc_lower_fadvise(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_OTHER);
+	if (fault)
+		return fault;
 
 	err = vfs_fadvise(lower, offset, len, advice);
 	mc_op_end(sbi, MC_OP_OTHER, start);
@@ -1020,9 +1164,13 @@ int mc_lower_mmap(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
 
 	if (!lower->f_op->mmap)
 		return -ENODEV;
+	fault = mc_fault(sbi, MC_OP_OTHER);
+	if (fault)
+		return fault;
 	vma_set_file(vma, lower);
 	err = call_mmap(lower, vma);
 	mc_op_end(sbi, MC_OP_OTHER, start);
@@ -1044,9 +1192,11 @@ int mc_lower_mmap(struct mc_sb_info *sbi, struct file *lower,
 int mc_lower_flush(struct mc_sb_info *sbi, struct file *lower, fl_owner_t id)
 {
 	u64 start = mc_op_begin();
-	int err = 0;
+	int err;
 
-	if (lower->f_op->flush)
+	/* An injected fault skips the lower's flush, never the unlock. */
+	err = mc_fault(sbi, MC_OP_OTHER);
+	if (!err && lower->f_op->flush)
 		err = lower->f_op->flush(lower, id);
 	locks_remove_posix(lower, id);
 	mc_op_end(sbi, MC_OP_OTHER, start);
@@ -1070,6 +1220,11 @@ int mc_lower_lock(struct mc_sb_info *sbi, struct file *lower, int cmd,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = fl->fl_type == F_UNLCK ? 0 : mc_fault(sbi, MC_OP_LOCK);
+	if (fault)
+		return fault;
 
 	if (cmd == F_GETLK)
 		err = vfs_test_lock(lower, fl);
@@ -1093,6 +1248,11 @@ int mc_lower_flock(struct mc_sb_info *sbi, struct file *lower, int cmd,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = fl->fl_type == F_UNLCK ? 0 : mc_fault(sbi, MC_OP_LOCK);
+	if (fault)
+		return fault;
 
 	if (lower->f_op->flock)
 		err = lower->f_op->flock(lower, cmd, fl);
@@ -1116,6 +1276,11 @@ long mc_lower_ioctl(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start = mc_op_begin();
 	long err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_IOCTL);
+	if (fault)
+		return fault;
 
 	err = vfs_ioctl(lower, cmd, arg);
 	mc_op_end(sbi, MC_OP_IOCTL, start);
@@ -1136,9 +1301,13 @@ long mc_lower_compat_ioctl(struct mc_sb_info *sbi, struct file *lower,
 {
 	u64 start;
 	long err;
+	int fault;
 
 	if (!lower->f_op->compat_ioctl)
 		return -ENOTTY;
+	fault = mc_fault(sbi, MC_OP_IOCTL);
+	if (fault)
+		return fault;
 	start = mc_op_begin();
 	err = lower->f_op->compat_ioctl(lower, cmd, arg);
 	mc_op_end(sbi, MC_OP_IOCTL, start);
@@ -1159,6 +1328,11 @@ int mc_lower_fileattr_get(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_IOCTL);
+	if (fault)
+		return fault;
 
 	err = vfs_fileattr_get(lower, fa);
 	mc_op_end(sbi, MC_OP_IOCTL, start);
@@ -1179,6 +1353,11 @@ int mc_lower_fileattr_set(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_IOCTL);
+	if (fault)
+		return fault;
 
 	err = mnt_want_write(sbi->lower_path.mnt);
 	if (!err) {
@@ -1204,9 +1383,13 @@ int mc_lower_fiemap(struct mc_sb_info *sbi, struct inode *lower,
 {
 	u64 t;
 	int err;
+	int fault;
 
 	if (!lower->i_op->fiemap)
 		return -EOPNOTSUPP;
+	fault = mc_fault(sbi, MC_OP_IOCTL);
+	if (fault)
+		return fault;
 	t = mc_op_begin();
 	err = lower->i_op->fiemap(lower, fieinfo, start, len);
 	mc_op_end(sbi, MC_OP_IOCTL, t);
@@ -1230,6 +1413,11 @@ ssize_t mc_lower_getxattr(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	ssize_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_XATTR);
+	if (fault)
+		return fault;
 
 	ret = vfs_getxattr(sbi->lower_userns, lower, name, value, size);
 	mc_op_end(sbi, MC_OP_XATTR, start);
@@ -1254,6 +1442,11 @@ int mc_lower_setxattr(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_XATTR);
+	if (fault)
+		return fault;
 
 	err = mnt_want_write(sbi->lower_path.mnt);
 	if (!err) {
@@ -1279,6 +1472,11 @@ int mc_lower_removexattr(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_XATTR);
+	if (fault)
+		return fault;
 
 	err = mnt_want_write(sbi->lower_path.mnt);
 	if (!err) {
@@ -1303,6 +1501,11 @@ ssize_t mc_lower_listxattr(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	u64 start = mc_op_begin();
 	ssize_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_XATTR);
+	if (fault)
+		return fault;
 
 	ret = vfs_listxattr(lower, list, size);
 	mc_op_end(sbi, MC_OP_XATTR, start);
@@ -1322,6 +1525,11 @@ int mc_lower_statfs(struct mc_sb_info *sbi, struct kstatfs *buf)
 {
 	u64 start = mc_op_begin();
 	int err;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_STATFS);
+	if (fault)
+		return fault;
 
 	err = vfs_statfs(&sbi->lower_path, buf);
 	mc_op_end(sbi, MC_OP_STATFS, start);

@@ -42,6 +42,7 @@
 #include <linux/compiler.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
+#include <linux/jump_label.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -170,6 +171,22 @@ struct mc_stats {
 	struct mc_cache_stats cache[MC_CACHE_NR];
 };
 
+#define MC_FAULT_MAX_ERRS	8
+
+/*
+ * struct mc_fault - a mount's fault injection setting (fault.c).  Written
+ * under fault.c's mutex with WRITE_ONCE(), read locklessly on every lower
+ * call; @ops == 0 is off.
+ */
+struct mc_fault {
+	unsigned long ops;		/* BIT(enum mc_op) of the calls to fail */
+	unsigned int probability;	/* percent, 1-100 */
+	unsigned int nerr;		/* entries of @errs in use */
+	int errs[MC_FAULT_MAX_ERRS];	/* positive errnos, one at random */
+	atomic_t times;			/* faults left; -1: no limit */
+	atomic64_t injected;		/* faults so far */
+};
+
 /*
  * struct mc_sb_info - per-mount data, sb->s_fs_info.
  *
@@ -243,6 +260,9 @@ struct mc_sb_info {
 	struct work_struct handle_dispose_work;	/* closes @handle_dispose */
 	struct delayed_work handle_expire_work;	/* closes expired handles */
 	struct shrinker handle_shrinker;
+
+	/* Fault injection on lower calls (fault.c, tests only). */
+	struct mc_fault fault;
 };
 
 /* mc_sb_info::btime, learned from the lower's first getattr answer. */
@@ -850,6 +870,28 @@ int mc_lower_removexattr(struct mc_sb_info *sbi, struct dentry *lower,
 ssize_t mc_lower_listxattr(struct mc_sb_info *sbi, struct dentry *lower,
 			   char *list, size_t size);
 int mc_lower_statfs(struct mc_sb_info *sbi, struct kstatfs *buf);
+
+/* fault.c */
+DECLARE_STATIC_KEY_FALSE(mc_fault_key);
+extern const struct file_operations mc_fault_fops;
+int __mc_fault(struct mc_sb_info *sbi, enum mc_op op);
+void mc_fault_init(struct mc_sb_info *sbi);
+void mc_fault_exit(struct mc_sb_info *sbi);
+
+/**
+ * mc_fault() - the fault injection point of a lower call (fault.c)
+ * @sbi: the mount
+ * @op: the lower operation about to be called
+ *
+ * Context: any, RCU-walk included.
+ * Return: 0 to make the call, or the negative errno to fail it with.
+ */
+static inline int mc_fault(struct mc_sb_info *sbi, enum mc_op op)
+{
+	if (static_branch_unlikely(&mc_fault_key))
+		return __mc_fault(sbi, op);
+	return 0;
+}
 
 /* debugfs.c */
 void mc_debugfs_init(void);

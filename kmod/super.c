@@ -292,6 +292,7 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	INIT_LIST_HEAD(&sbi->list);
 	sbi->tun = ctx->tun;
+	mc_fault_init(sbi);
 	mc_cache_init(sbi);
 
 	err = mc_stats_alloc(sbi);
@@ -385,6 +386,7 @@ static void mc_kill_sb(struct super_block *sb)
 		list_del_init(&sbi->list);
 		mutex_unlock(&mc_mounts_lock);
 		mc_debugfs_umount(sbi);
+		mc_fault_exit(sbi);
 		/* No lower file of ours may keep the lower mount busy. */
 		mc_handles_stop(sbi);
 		mc_cache_stop(sbi);

@@ -61,6 +61,34 @@ TRACE_DEFINE_ENUM(MC_HANDLE_REUSE);
 TRACE_DEFINE_ENUM(MC_HANDLE_KEEP);
 TRACE_DEFINE_ENUM(MC_HANDLE_CLOSE);
 
+/* enum mc_op as its name (lower.c's mc_op_names). */
+#define mc_show_op(op)							\
+	__print_symbolic(op,						\
+			 { MC_OP_LOOKUP, "lookup" },	\
+			 { MC_OP_REVALIDATE, "revalidate" },	\
+			 { MC_OP_GETATTR, "getattr" },	\
+			 { MC_OP_SETATTR, "setattr" },	\
+			 { MC_OP_PERMISSION, "permission" },	\
+			 { MC_OP_CREATE, "create" },	\
+			 { MC_OP_MKDIR, "mkdir" },	\
+			 { MC_OP_MKNOD, "mknod" },	\
+			 { MC_OP_SYMLINK, "symlink" },	\
+			 { MC_OP_LINK, "link" },	\
+			 { MC_OP_UNLINK, "unlink" },	\
+			 { MC_OP_RMDIR, "rmdir" },	\
+			 { MC_OP_RENAME, "rename" },	\
+			 { MC_OP_OPEN, "open" },	\
+			 { MC_OP_RELEASE, "release" },	\
+			 { MC_OP_READ, "read" },	\
+			 { MC_OP_WRITE, "write" },	\
+			 { MC_OP_READDIR, "readdir" },	\
+			 { MC_OP_FSYNC, "fsync" },	\
+			 { MC_OP_XATTR, "xattr" },	\
+			 { MC_OP_LOCK, "lock" },	\
+			 { MC_OP_IOCTL, "ioctl" },	\
+			 { MC_OP_STATFS, "statfs" },	\
+			 { MC_OP_OTHER, "other" })
+
 DECLARE_EVENT_CLASS(metacache_op_class,
 	TP_PROTO(unsigned int mount, int op, u64 ns),
 	TP_ARGS(mount, op, ns),
@@ -75,31 +103,7 @@ DECLARE_EVENT_CLASS(metacache_op_class,
 		__entry->ns = ns;
 	),
 	TP_printk("mount=%u op=%s ns=%llu", __entry->mount,
-		  __print_symbolic(__entry->op,
-				   { MC_OP_LOOKUP, "lookup" },
-				   { MC_OP_REVALIDATE, "revalidate" },
-				   { MC_OP_GETATTR, "getattr" },
-				   { MC_OP_SETATTR, "setattr" },
-				   { MC_OP_PERMISSION, "permission" },
-				   { MC_OP_CREATE, "create" },
-				   { MC_OP_MKDIR, "mkdir" },
-				   { MC_OP_MKNOD, "mknod" },
-				   { MC_OP_SYMLINK, "symlink" },
-				   { MC_OP_LINK, "link" },
-				   { MC_OP_UNLINK, "unlink" },
-				   { MC_OP_RMDIR, "rmdir" },
-				   { MC_OP_RENAME, "rename" },
-				   { MC_OP_OPEN, "open" },
-				   { MC_OP_RELEASE, "release" },
-				   { MC_OP_READ, "read" },
-				   { MC_OP_WRITE, "write" },
-				   { MC_OP_READDIR, "readdir" },
-				   { MC_OP_FSYNC, "fsync" },
-				   { MC_OP_XATTR, "xattr" },
-				   { MC_OP_LOCK, "lock" },
-				   { MC_OP_IOCTL, "ioctl" },
-				   { MC_OP_STATFS, "statfs" },
-				   { MC_OP_OTHER, "other" }),
+		  mc_show_op(__entry->op),
 		  (unsigned long long)__entry->ns)
 );
 
@@ -110,6 +114,24 @@ DEFINE_EVENT(metacache_op_class, metacache_lower_call,
 DEFINE_EVENT(metacache_op_class, metacache_served,
 	TP_PROTO(unsigned int mount, int op, u64 ns),
 	TP_ARGS(mount, op, ns));
+
+/* A lower call failed on purpose by fault.c, with -@err, not made. */
+TRACE_EVENT(metacache_fault,
+	TP_PROTO(unsigned int mount, int op, int err),
+	TP_ARGS(mount, op, err),
+	TP_STRUCT__entry(
+		__field(unsigned int, mount)
+		__field(int, op)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		__entry->mount = mount;
+		__entry->op = op;
+		__entry->err = err;
+	),
+	TP_printk("mount=%u op=%s err=%d", __entry->mount,
+		  mc_show_op(__entry->op), __entry->err)
+);
 
 TRACE_EVENT(metacache_cache,
 	TP_PROTO(unsigned int mount, int cache, int event),

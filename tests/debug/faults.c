@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * faults: allocation failures injected under a metacache mount (the debug
- * kernel's FAILSLAB, /sys/kernel/debug/failslab) while a small metadata and
- * data workload runs on it.  Needs a kernel with FAILSLAB and
- * FAULT_INJECTION_DEBUG_FS (tests/vm/debug.config); skipped elsewhere.
+ * faults: failures injected under a metacache mount while a small metadata
+ * and data workload runs on it: allocation failures (the debug kernel's
+ * FAILSLAB, /sys/kernel/debug/failslab: needs FAILSLAB and
+ * FAULT_INJECTION_DEBUG_FS, tests/vm/debug.config; skipped elsewhere) and
+ * failed lower calls (metacache's own injection point: any kernel).
  *
  *  - module_caches: only allocations from metacache's own slab caches
  *    (metacache_inode, mc_dentry: cache-filter) fail, in any task, with a
@@ -14,6 +15,14 @@
  *    sleeping ones too (ignore-gfp-wait=N): the VFS's, metacache's and the
  *    lower's (nfs, sunrpc, cifs) allocations made in its context.  Skipped
  *    on cifs, whose 6.1.192 client oopses on such a failure (see below).
+ *  - lower_calls: metacache's own injection point (kmod/fault.c, debugfs
+ *    <mount>/fault) fails 20% of all the mount's lower calls with EIO,
+ *    ENOMEM, ESTALE or ETIMEDOUT.  Needs no debug kernel: this and the
+ *    targeted tests below are also in the normal suite.
+ *  - failed_lookup_not_negative, failed_readdir_not_cached,
+ *    failed_open_and_create: one kind of lower call fails, then the lower
+ *    is changed behind the stack: the stack shows the change (nothing was
+ *    cached from the failed call).  control_file: bad settings refused.
  *
  * Each runs a forked workload (creates with data, stats, unlinks, mkdir,
  * rmdir, renames, links, readdirs, truncates, reads, chmods, lookups of
@@ -39,15 +48,18 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "mctest.h"
 #include "mcutil.h"
+#include "../cache/mcstats.h"
 
 #ifndef FI
 #define FI "/sys/kernel/debug/failslab"
 #endif
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NFILES 12
 #define NDIRS 3
 #define TIMES 1000000
@@ -304,13 +316,64 @@ static int rm_tree(const char *path)
 	return ret;
 }
 
-static void phase(const char *tag, int cache_filter, const char *prob)
+/* What fails: FAILSLAB on metacache's caches or on the workload task, or
+ * metacache's own injection point on every lower call (fault.c). */
+enum fkind { F_CACHES, F_TASK, F_LOWER };
+
+/* The mount's fault control file, /sys/kernel/debug/metacache/<id>/fault. */
+static char fault_ctl[PATH_MAX + 16];
+
+static void lower_fault_open(const char *up)
 {
+	struct mcs_mount m;
+	char why[256] = "";
+	int ret;
+
+	if (mcs_is_metacache(up) != 1)
+		MCT_SKIP("%s is not a metacache mount", up);
+	ret = mcs_open(&m, up, why, sizeof(why));
+	if (ret == -ENODEV)
+		MCT_SKIP("no metacache debugfs: %s", why);
+	MCT_ASSERT(ret == 0, "no debugfs directory for %s: %s", up, why);
+	snprintf(fault_ctl, sizeof(fault_ctl), "%s/fault", m.dir);
+	if (access(fault_ctl, W_OK))
+		MCT_SKIP("%s: %s (a module without fault injection)", fault_ctl,
+			 strerror(errno));
+}
+
+static int lower_fault(const char *line)
+{
+	return wr(fault_ctl, line);
+}
+
+/* "injected=N" of the control file, or -1. */
+static long lower_injected(void)
+{
+	char buf[512] = "", *p;
+	int fd = open(fault_ctl, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "injected=");
+	return p ? atol(p + 9) : -1;
+}
+
+static void phase(const char *tag, enum fkind kind, const char *prob)
+{
+	int cache_filter = kind == F_CACHES;
 	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
 	const char *srv = mc_env("MC_SERVER");
 	char ubase[1024], lbase[1024], sbase[1024], ul[4096], ll[4096];
 	char u[4096], l[4096], s[4096], buf[64];
-	long nops = mc_env("MC_FAULT_OPS") ? atol(getenv("MC_FAULT_OPS")) : 300;
+	/* Metacache's own injection is cheap: more operations there. */
+	long nops = mc_env("MC_FAULT_OPS") ? atol(getenv("MC_FAULT_OPS")) :
+		    kind == F_LOWER ? 1000 : 300;
 	long secs = mc_env("MC_FAULT_SECS") ? atol(getenv("MC_FAULT_SECS")) : 120;
 	long left, injected, failed_calls = 0;
 	struct result *r;
@@ -319,7 +382,9 @@ static void phase(const char *tag, int cache_filter, const char *prob)
 
 	if (!up || !lo)
 		MCT_SKIP("MC_UPPER/MC_LOWER not set: not in the test bed");
-	if (access(FI "/probability", W_OK))
+	if (kind == F_LOWER)
+		lower_fault_open(up);
+	else if (access(FI "/probability", W_OK))
 		MCT_SKIP("no " FI ": this kernel has no FAILSLAB/FAULT_INJECTION_DEBUG_FS");
 	rnd_state = mc_env("MC_FAULT_SEED") ? (unsigned int)atoi(getenv("MC_FAULT_SEED")) : (unsigned int)time(NULL);
 	mct_diag("seed %u (MC_FAULT_SEED), %ld operations", rnd_state, nops);
@@ -338,48 +403,69 @@ static void phase(const char *tag, int cache_filter, const char *prob)
 	MCT_ASSERT(r != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(r, 0, sizeof(*r));
 
-	fi_off();
-	fi_set("interval", "1");
-	snprintf(buf, sizeof(buf), "%d", TIMES);
-	fi_set("times", buf);
-	fi_set("space", "0");
-	fi_set("verbose", "0");
-	fi_set("ignore-gfp-wait", "N");
-	if (cache_filter) {
-		long f1 = rd_long("/sys/kernel/slab/metacache_inode/failslab");
-		long f2 = rd_long("/sys/kernel/slab/mc_dentry/failslab");
+	if (kind == F_LOWER) {
+		char line[256];
+		long before = lower_injected();
 
-		/* Read-only at run time since 5.9: set by the boot parameter. */
-		if (f1 != 1 || f2 != 1) {
-			fi_off();
-			MCT_ASSERT(0, "metacache's slab caches are not marked for failslab (%ld, %ld): boot with slub_debug=A,metacache_inode,mc_dentry",
-				   f1, f2);
+		snprintf(line, sizeof(line),
+			 "ops=all errors=EIO,ENOMEM,ESTALE,ETIMEDOUT probability=%s", prob);
+		i = lower_fault(line);
+		MCT_ASSERT(i == 0, "arming %s: %s", fault_ctl, strerror(-i));
+		pid = fork();
+		if (pid == 0) {
+			workload(ubase, nops, secs, r);
+			_exit(0);
 		}
-		fi_set("cache-filter", "Y");
-		fi_set("task-filter", "N");
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		i = lower_fault("off");
+		MCT_ASSERT(pid > 0, "fork: %s", strerror(errno));
+		MCT_ASSERT(i == 0, "disarming %s: %s", fault_ctl, strerror(-i));
+		injected = lower_injected() - before;
 	} else {
-		fi_set("cache-filter", "N");
-		fi_set("task-filter", "Y");
-	}
-
-	fi_set("probability", prob);
-	pid = fork();
-	if (pid < 0)
 		fi_off();
-	MCT_ASSERT(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (!cache_filter && wr("/proc/self/make-it-fail", "1"))
-			_exit(3);
-		workload(ubase, nops, secs, r);
-		_exit(0);
+		fi_set("interval", "1");
+		snprintf(buf, sizeof(buf), "%d", TIMES);
+		fi_set("times", buf);
+		fi_set("space", "0");
+		fi_set("verbose", "0");
+		fi_set("ignore-gfp-wait", "N");
+		if (cache_filter) {
+			long f1 = rd_long("/sys/kernel/slab/metacache_inode/failslab");
+			long f2 = rd_long("/sys/kernel/slab/mc_dentry/failslab");
+
+			/* Read-only at run time since 5.9: set by the boot parameter. */
+			if (f1 != 1 || f2 != 1) {
+				fi_off();
+				MCT_ASSERT(0, "metacache's slab caches are not marked for failslab (%ld, %ld): boot with slub_debug=A,metacache_inode,mc_dentry",
+					   f1, f2);
+			}
+			fi_set("cache-filter", "Y");
+			fi_set("task-filter", "N");
+		} else {
+			fi_set("cache-filter", "N");
+			fi_set("task-filter", "Y");
+		}
+
+		fi_set("probability", prob);
+		pid = fork();
+		if (pid < 0)
+			fi_off();
+		MCT_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+		if (pid == 0) {
+			if (!cache_filter && wr("/proc/self/make-it-fail", "1"))
+				_exit(3);
+			workload(ubase, nops, secs, r);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		fi_off();
+		left = rd_long(FI "/times");
+		injected = left >= 0 ? TIMES - left : -1;
+		fi_set("times", "1");
+		fi_set("task-filter", "N");
+		fi_set("cache-filter", "N");
 	}
-	waitpid(pid, &status, 0);
-	fi_off();
-	left = rd_long(FI "/times");
-	injected = left >= 0 ? TIMES - left : -1;
-	fi_set("times", "1");
-	fi_set("task-filter", "N");
-	fi_set("cache-filter", "N");
 
 	MCT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "the workload died (status 0x%x)", status);
@@ -395,8 +481,9 @@ static void phase(const char *tag, int cache_filter, const char *prob)
 		MCT_EXPECT(ok, "%ld calls failed with an unexpected errno %d (%s)", r->err[i], i,
 			   strerror(i));
 	}
-	mct_diag("%s: %ld operations, %ld succeeded, %ld failed; %ld allocations failed by injection",
-		 tag, r->ops, r->ok, failed_calls, injected);
+	mct_diag("%s: %ld operations, %ld succeeded, %ld failed; %ld %s failed by injection",
+		 tag, r->ops, r->ok, failed_calls, injected,
+		 kind == F_LOWER ? "lower calls" : "allocations");
 	MCT_EXPECT(injected > 0, "no fault was injected (probability %s%%)", prob);
 
 	/* The stack against the lower, name by name and by listing. */
@@ -447,7 +534,7 @@ static void phase(const char *tag, int cache_filter, const char *prob)
 
 MCT_TEST(module_caches)
 {
-	phase("caches", 1, "30");
+	phase("caches", F_CACHES, "30");
 }
 
 MCT_TEST(workload_task)
@@ -461,7 +548,212 @@ MCT_TEST(workload_task)
 	if (mc_env("MC_FSTYPE") && !strcmp(getenv("MC_FSTYPE"), "cifs") &&
 	    !mc_env("MC_FAULT_CIFS_TASK"))
 		MCT_SKIP("cifs (6.1.192) oopses in smb2_compound_op() on its own failed allocations: MC_FAULT_CIFS_TASK=1 runs it anyway");
-	phase("task", 0, "5");
+	phase("task", F_TASK, "5");
+}
+
+/* Failures of metacache's own lower calls (fault.c): any kernel. */
+MCT_TEST(lower_calls)
+{
+	phase("lower", F_LOWER, "20");
+}
+
+/*
+ * Targeted: a lower call that failed leaves nothing in the caches.  With
+ * the cached mode's TTLs of 3600 s, anything cached from a failed call
+ * would still be served when the lower has changed behind the stack.
+ */
+static void targeted_setup(char *ubase, char *lbase, size_t len, const char *tag)
+{
+	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
+
+	if (!up || !lo)
+		MCT_SKIP("MC_UPPER/MC_LOWER not set: not in the test bed");
+	lower_fault_open(up);
+	snprintf(ubase, len, "%s/faults-%s", up, tag);
+	snprintf(lbase, len, "%s/faults-%s", lo, tag);
+	rm_tree(ubase);
+	MCT_ASSERT(mkdir(ubase, 0755) == 0, "mkdir %s: %s", ubase, strerror(errno));
+}
+
+static void arm(const char *line)
+{
+	int ret = lower_fault(line);
+
+	MCT_ASSERT(ret == 0, "%s <- %s: %s", fault_ctl, line, strerror(-ret));
+}
+
+static void flush_mount(void)
+{
+	char p[PATH_MAX + 16];
+	int ret;
+
+	snprintf(p, sizeof(p), "%s", fault_ctl);
+	strcpy(strrchr(p, '/'), "/flush");
+	ret = wr(p, "1");
+	MCT_ASSERT(ret == 0, "flush: %s", strerror(-ret));
+}
+
+MCT_TEST(failed_lookup_not_negative)
+{
+	char ub[1024], lb[1024], u[1100], l[1100];
+	struct stat st;
+	int ret, err, fd;
+
+	targeted_setup(ub, lb, sizeof(ub), "neg");
+	snprintf(u, sizeof(u), "%s/later", ub);
+	snprintf(l, sizeof(l), "%s/later", lb);
+	arm("ops=all errors=EIO");
+	ret = lstat(u, &st);
+	err = errno;
+	arm("off");
+	MCT_EXPECT(ret < 0 && err == EIO,
+		   "lstat of a missing name with every lower call failing: %d (%s), want EIO",
+		   ret, strerror(err));
+	/* Created behind the stack: a cached negative entry would hide it. */
+	fd = open(l, O_CREAT | O_WRONLY, 0644);
+	MCT_ASSERT(fd >= 0, "create %s on the lower: %s", l, strerror(errno));
+	close(fd);
+	MCT_EXPECT(lstat(u, &st) == 0,
+		   "a name created on the lower after a failed lookup: lstat through the stack: %s (a failed lookup was cached as negative)",
+		   strerror(errno));
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
+}
+
+MCT_TEST(failed_readdir_not_cached)
+{
+	char ub[1024], lb[1024], p[1100], ul[4096], ll[4096];
+	struct dirent *e;
+	int i, fd, n = 0, err;
+	DIR *d;
+
+	targeted_setup(ub, lb, sizeof(ub), "dir");
+	for (i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "%s/f%d", ub, i);
+		fd = open(p, O_CREAT | O_WRONLY, 0644);
+		MCT_ASSERT(fd >= 0, "create %s: %s", p, strerror(errno));
+		close(fd);
+	}
+	flush_mount();
+	d = opendir(ub);
+	MCT_ASSERT(d, "opendir %s: %s", ub, strerror(errno));
+	arm("ops=readdir errors=EIO");
+	errno = 0;
+	while ((e = readdir(d)))
+		n++;
+	err = errno;
+	arm("off");
+	closedir(d);
+	MCT_EXPECT(err == EIO, "readdir with the lower's readdir failing: %d entries, errno %d (%s), want EIO",
+		   n, err, strerror(err));
+	/* Changed behind the stack: a cached (partial) listing would miss it. */
+	snprintf(p, sizeof(p), "%s/g", lb);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	MCT_ASSERT(fd >= 0, "create %s on the lower: %s", p, strerror(errno));
+	close(fd);
+	listing(ub, ul, sizeof(ul));
+	listing(lb, ll, sizeof(ll));
+	MCT_EXPECT(!strcmp(ul, ll), "listing after a failed readdir: the stack has [%s], the lower [%s]",
+		   ul, ll);
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
+}
+
+MCT_TEST(failed_open_and_create)
+{
+	char ub[1024], lb[1024], u[1100], buf[16] = "";
+	struct stat su, sl;
+	int fd, err, i;
+	ssize_t n;
+
+	targeted_setup(ub, lb, sizeof(ub), "open");
+	snprintf(u, sizeof(u), "%s/f", ub);
+	fd = open(u, O_CREAT | O_WRONLY, 0644);
+	MCT_ASSERT(fd >= 0, "create %s: %s", u, strerror(errno));
+	MCT_ASSERT(write(fd, "hello", 5) == 5, "write: %s", strerror(errno));
+	close(fd);
+	/* A failed open: no handle, no harm; the next open reads the data. */
+	arm("ops=open errors=ESTALE,ETIMEDOUT");
+	fd = open(u, O_RDONLY);
+	err = errno;
+	arm("off");
+	MCT_EXPECT(fd < 0 && (err == ESTALE || err == ETIMEDOUT),
+		   "open with the lower's open failing: fd %d, %s", fd, strerror(err));
+	if (fd >= 0)
+		close(fd);
+	fd = open(u, O_RDONLY);
+	MCT_ASSERT(fd >= 0, "open after the fault: %s", strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	MCT_EXPECT(n == 5 && !memcmp(buf, "hello", 5), "read after a failed open: %zd bytes [%s]",
+		   n, buf);
+	/* Failed creates, mkdirs and renames: the stack agrees with the lower. */
+	for (i = 0; i < 3; i++) {
+		static const char *const ops[] = { "create,open", "mkdir", "rename" };
+		char line[128], a[1100], b[1100], la[1100];
+		int ret = 0;
+
+		snprintf(a, sizeof(a), "%s/n%d", ub, i);
+		snprintf(la, sizeof(la), "%s/n%d", lb, i);
+		snprintf(b, sizeof(b), "%s/f", ub);
+		snprintf(line, sizeof(line), "ops=%s errors=ENOSPC,EIO", ops[i]);
+		arm(line);
+		if (i == 0)
+			ret = open(a, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		else if (i == 1)
+			ret = mkdir(a, 0755);
+		else
+			ret = rename(b, a);
+		err = errno;
+		arm("off");
+		MCT_EXPECT(ret < 0 && (err == ENOSPC || err == EIO), "%s with it failing on the lower: %d (%s)",
+			   ops[i], ret, strerror(err));
+		if (ret >= 0 && i == 0)
+			close(ret);
+		ret = lstat(a, &su) ? -errno : 0;
+		err = lstat(la, &sl) ? -errno : 0;
+		MCT_EXPECT(ret == err && (ret || su.st_mode == sl.st_mode),
+			   "after a failed %s: the stack says %s, the lower %s", ops[i],
+			   ret ? strerror(-ret) : "exists", err ? strerror(-err) : "exists");
+	}
+	MCT_EXPECT(lstat(u, &su) == 0, "the rename source after a failed rename: %s", strerror(errno));
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
+}
+
+MCT_TEST(control_file)
+{
+	static const char *const bad[] = {
+		"", "ops=", "ops=nosuchop", "ops=all errors=ENOENT", "ops=all probability=0",
+		"ops=all probability=101", "ops=all times=-2", "ops=all bogus=1",
+		"errors=EIO", "ops=all errors=EIO,EIO,EIO,EIO,EIO,EIO,EIO,EIO,EIO",
+	};
+	const char *up = mc_env("MC_UPPER");
+	char buf[512] = "";
+	unsigned int i;
+	int fd, ret;
+	ssize_t n;
+
+	if (!up)
+		MCT_SKIP("MC_UPPER not set: not in the test bed");
+	lower_fault_open(up);
+	arm("ops=statfs errors=ETIMEDOUT times=2");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = lower_fault(bad[i]);
+		MCT_EXPECT(ret == -EINVAL, "\"%s\" accepted (%s), want EINVAL", bad[i], strerror(-ret));
+	}
+	fd = open(fault_ctl, O_RDONLY);
+	MCT_ASSERT(fd >= 0, "open %s: %s", fault_ctl, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	MCT_EXPECT(n > 0 && strstr(buf, "ops=statfs errors=ETIMEDOUT") && strstr(buf, "times=2"),
+		   "a refused line changed the setting: [%s]", buf);
+	{
+		struct statfs sf;
+		int r1 = statfs(up, &sf) ? errno : 0, r2 = statfs(up, &sf) ? errno : 0;
+		int r3 = statfs(up, &sf) ? errno : 0;
+
+		MCT_EXPECT(r1 == ETIMEDOUT && r2 == ETIMEDOUT && r3 == 0,
+			   "times=2: statfs gave %s, %s, %s", strerror(r1), strerror(r2), strerror(r3));
+	}
+	arm("off");
 }
 
 int main(int argc, char **argv)
