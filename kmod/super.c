@@ -238,12 +238,21 @@ static int mc_statfs(struct dentry *dentry, struct kstatfs *buf)
 /*
  * syncfs(2) on us syncs the lower file system, where all our data is.
  * sync(2) skips us (SB_I_SKIP_SYNC): it syncs the lower one itself.
+ *
+ * Not at unmount (generic_shutdown_super() syncs us): we hold no data of
+ * our own, what was written through us is the lower's, in the lower's
+ * page cache, and the lower's own writeback and unmount write it.  Found
+ * by tests/reliability/serverfault: with the cifs server down, syncing the
+ * lower waited forever on its writeback, so metacache could not be
+ * unmounted until the server came back.
  */
 static int mc_sync_fs(struct super_block *sb, int wait)
 {
-	if (!wait)
+	struct mc_sb_info *sbi = MC_SB(sb);
+
+	if (!wait || READ_ONCE(sbi->dying))
 		return 0;
-	return mc_lower_syncfs(MC_SB(sb));
+	return mc_lower_syncfs(sbi);
 }
 
 /*
