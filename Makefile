@@ -15,7 +15,8 @@
 #                      (mergerfs, rclone) in the QEMU test bed, one boot,
 #                      report in build/vm/bench-<time>/bench.md
 #                      (Documentation/benchmark.md); QUICK=1: tiny sizes,
-#                      one run, a few minutes; RTT=: added delay (not yet)
+#                      one run, a few minutes; RTT=2ms: added round-trip
+#                      delay between clients and servers (netem)
 #   make clean
 #
 # Installing and packaging (Documentation/install.md):
@@ -77,8 +78,8 @@ BENCH_ENV ?=
 BENCH_QUICK_ENV := --env MC_BENCH_RUNS=1 --env MC_BENCH_TREE=50 --env MC_BENCH_PROJ=2 \
 	--env MC_BENCH_TAR=10 --env MC_BENCH_MD_NFS=20 --env MC_BENCH_MD_CIFS=10
 bench: all
-	@test -z "$(RTT)" || { echo "make bench: RTT=$(RTT): added network delay is not implemented yet" >&2; exit 2; }
-	tests/vm/run --name bench --timeout 3600 \
+	@echo "$(RTT)" | grep -Eq '^([0-9]+(ms|us))?$$' || { echo "make bench: RTT=$(RTT): want e.g. RTT=2ms or RTT=500us" >&2; exit 2; }
+	tests/vm/run --name bench --timeout 3600 $(if $(RTT),--env MC_BENCH_RTT=$(RTT)) \
 		--env "MC_BENCH_HOST=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores, $$(awk '/MemTotal/ { printf "%d GiB", $$2 / 1048576 }' /proc/meminfo), load $$(cut -d' ' -f1-3 /proc/loadavg) at start, $$(cat build/vm/accel 2>/dev/null || echo tcg)" \
 		$(if $(QUICK),$(BENCH_QUICK_ENV)) $(BENCH_ENV) tests/bench/bench_job.sh
 

@@ -36,7 +36,9 @@
 #   MC_BENCH_TAR         files in the tarball (50)
 #   MC_BENCH_MD_NFS, MC_BENCH_MD_CIFS   mdbench files (100, 40)
 #   MC_BENCH_WORKLOADS   peerbench.sh workloads (all)
-#   MC_BENCH_RTT         added network delay: only "" (none) is implemented
+#   MC_BENCH_RTT         added round-trip delay between the clients and the
+#                        servers, e.g. 2ms (mc_rtt in tests/vm/guest-lib.sh:
+#                        netem on loopback, half each way); "" = none
 #   MC_BENCH_HOST        a line about the host machine, for the report
 # The test bed runs jobs with /bin/sh: this one needs bash (arrays).
 if [ -z "${BASH_VERSION:-}" ]; then exec /bin/bash "$0" "$@"; fi
@@ -71,8 +73,9 @@ notrun() { log "not run: $1 $2: $3"; printf '%s\t%s\t0\t*\ts\t-\tnotrun\t%s\n' "
 
 [ -x "$PWD/tests/bench/mdbench" ] || fail "tests/bench/mdbench not built (make -C tests)"
 [ -r "$ko" ] || fail "$ko not built (make module)"
-[ -z "$rtt" ] || fail "RTT=$rtt: added network delay is not implemented yet (run without RTT)"
 mc_setup || fail "the test bed set-up failed"
+# After the set-up: the lowers mount at loopback speed.
+if [ -n "$rtt" ]; then mc_rtt "$rtt" || fail "RTT=$rtt could not be applied"; fi
 insmod "$ko" || fail "insmod $ko"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 fuse_ok=1
@@ -84,7 +87,7 @@ modprobe fuse 2>/dev/null || { fuse_ok=0; log "modprobe fuse failed"; }
 	echo "kernel	$(uname -r)"
 	echo "host	${MC_BENCH_HOST:-unknown}"
 	echo "guest	$(nproc) vCPUs, $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo)"
-	echo "rtt	${rtt:-none (loopback, no added delay)}"
+	echo "rtt	${rtt:+$rtt (netem on loopback, half each way)}${rtt:-none (loopback, no added delay)}"
 	echo "runs planned	$runs (per lower: see \"runs\" below)"
 	echo "budget	nfs ${budget_nfs}s, cifs ${budget_cifs}s"
 	echo "sizes	git tree $n_tree files (from /usr/include, packed repository); C project $n_proj .c files + main.c; tarball $n_tar files; mdbench files: nfs $md_nfs, cifs $md_cifs (rounds 3, depth 8, 4 KiB)"

@@ -28,6 +28,8 @@
 #   MC_BENCH_BUDGET    seconds of benchmarking after which no further run
 #                      is started (780), so the boot stays under ~15 min
 #   MC_BENCH_LOWERS    "nfs cifs"
+#   MC_BENCH_RTT       added round-trip delay, e.g. 1ms (mc_rtt in
+#                      tests/vm/guest-lib.sh); "" = none
 #
 # The default sizes are chosen so that the whole job stays under ~15 min
 # on the project's emulated 2-core machines (see README.md for the measured
@@ -42,6 +44,7 @@ files_cifs=${MC_BENCH_FILES_CIFS:-200}
 runs=${MC_BENCH_RUNS:-3}
 budget=${MC_BENCH_BUDGET:-780}
 lowers=${MC_BENCH_LOWERS:-nfs cifs}
+rtt=${MC_BENCH_RTT:-}
 out=${MC_RESULTS:-/tmp}
 bench=$PWD/tests/bench/mdbench
 ko=$PWD/kmod/metacache.ko
@@ -53,7 +56,7 @@ opts60=entry_ttl=60,neg_ttl=60,attr_ttl=60,dir_ttl=60,close_ttl=60
 # table, from the TSV lines (means over the runs, per lower/config/phase).
 report() {
 awk -F'\t' -v lowers="$2" -v secs="$3" -v runs="$4" \
-    -v fnfs="$5" -v fcifs="$6" -v stopped="$7" '
+    -v fnfs="$5" -v fcifs="$6" -v stopped="$7" -v rtt="${8:-none}" '
 {
 	split($1, k, "/")
 	key = k[1] SUBSEP k[2] SUBSEP $2
@@ -73,6 +76,7 @@ END {
 	print ""
 	printf "mdbench, %s run(s) planned per configuration, files: nfs %s, cifs %s; rounds 3 (stat and ls: the first after drop_caches + metacache flush; neg: the first on never-seen names), depth 8, 4 KiB files. Benchmark time %s s.", runs, fnfs, fcifs, secs
 	if (stopped != "") printf " Skipped for the time budget: %s.", stopped
+	printf " Added round-trip delay between clients and servers: %s.", rtt
 	print ""
 	print ""
 	print "Mean latency per operation in microseconds (mean of the runs); metacache = default options, metacache-60s = every TTL 60 s; lower = the NFS/SMB client directly; tmpfs = local limit. Ratios: metacache/tmpfs (1 = local speed), lower/metacache (speed-up over the lower), and for first-touch phases (create, *_cold) metacache/lower (the cost of a miss through the stack). Lower calls/op: calls metacache made to the lower per operation (debugfs)."
@@ -126,6 +130,7 @@ else
 	mc_setup || fail "the test bed set-up failed"
 fi
 grep -q metacache /proc/filesystems || insmod "$ko" || fail "insmod $ko"
+if [ -n "$rtt" ]; then mc_rtt "$rtt" || fail "RTT=$rtt could not be applied"; fi
 
 for fs in $lowers; do
 	mkdir -p "$MC/upper/$fs" "$MC/upper60/$fs"
@@ -181,9 +186,9 @@ done
 
 # cache-bench.json
 {
-	printf '{"meta": {"kernel": "%s", "files_nfs": %s, "files_cifs": %s, "runs": %s, "seconds": %s, "budget": %s, "skipped": "%s", "metacache_60s_options": "%s"},\n "runs": [' \
+	printf '{"meta": {"kernel": "%s", "files_nfs": %s, "files_cifs": %s, "runs": %s, "seconds": %s, "budget": %s, "skipped": "%s", "metacache_60s_options": "%s", "rtt": "%s"},\n "runs": [' \
 		"$(uname -r)" \
-		"$files_nfs" "$files_cifs" "$runs" "$secs" "$budget" "${stopped# }" "$opts60"
+		"$files_nfs" "$files_cifs" "$runs" "$secs" "$budget" "${stopped# }" "$opts60" "${rtt:-none}"
 	sep=
 	while read -r l c n rc; do
 		printf '%s\n{"lower": "%s", "config": "%s", "run": %s, "rc": %s, "result": ' \
@@ -196,7 +201,7 @@ done
 } > "$out/cache-bench.json"
 
 report "$tsv" "$lowers" "$secs" "$runs" "$files_nfs" "$files_cifs" "${stopped# }" \
-	> "$out/cache-bench.md"
+	"${rtt:-none}" > "$out/cache-bench.md"
 cat "$out/cache-bench.md"
 echo "cache-bench: ${secs}s of benchmarks"
 mc_collect

@@ -133,6 +133,29 @@ mc_setup() {
 }
 
 # Per-lower paths, for the test runner.
+# mc_rtt RTT: add RTT of round-trip delay to every packet between the
+# guest's clients and its servers (netem on loopback, half of RTT each way:
+# the servers run in the guest and are reached on 127.0.0.1, so every
+# request and every reply crosses lo once).  RTT: <n>ms or <n>us, e.g. 2ms,
+# 500us.  "" or 0 removes it.  Prints the delay applied.
+mc_rtt() {
+	local us
+	case "${1:-}" in
+	""|0) tc qdisc del dev lo root 2>/dev/null; return 0 ;;
+	*[0-9]ms) us=$(( ${1%ms} * 1000 )) ;;
+	*[0-9]us) us=${1%us} ;;
+	*) mc_log "bad RTT '$1': want <n>ms or <n>us"; return 1 ;;
+	esac
+	case "$us" in ''|*[!0-9]*) mc_log "bad RTT '$1'"; return 1 ;; esac
+	[ "$us" -ge 2 ] && [ "$us" -le 1000000 ] ||
+		{ mc_log "RTT '$1' out of range (2us-1000ms)"; return 1; }
+	modprobe sch_netem 2>/dev/null
+	# A deep queue: netem's default of 1000 packets drops under bulk I/O.
+	tc qdisc replace dev lo root netem delay "$((us / 2))us" limit 1000000 ||
+		{ mc_log "tc netem on lo failed"; return 1; }
+	echo "rtt: netem delay $((us / 2))us each way on lo ($us us round trip)"
+}
+
 mc_lower()  { echo "$MC/lower/$1"; }
 mc_upper()  { echo "$MC/upper/$1"; }
 mc_lower2() { [ "$1" = tmpfs ] && echo "$MC/lower/tmpfs" || echo "$MC/lower2/$1"; }
