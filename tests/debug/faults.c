@@ -93,9 +93,10 @@ static int wr(const char *path, const char *val)
 	return ret;
 }
 
-static long rd_long(const char *path)
+/* The number after @key in the file @path (@key "" = at the start), or -1. */
+static long rd_key(const char *path, const char *key)
 {
-	char buf[64] = "";
+	char buf[512] = "", *p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
@@ -106,7 +107,13 @@ static long rd_long(const char *path)
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static long rd_long(const char *path)
+{
+	return rd_key(path, "");
 }
 
 static void fi_set(const char *attr, const char *val)
@@ -349,19 +356,7 @@ static int lower_fault(const char *line)
 /* "injected=N" of the control file, or -1. */
 static long lower_injected(void)
 {
-	char buf[512] = "", *p;
-	int fd = open(fault_ctl, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strstr(buf, "injected=");
-	return p ? atol(p + 9) : -1;
+	return rd_key(fault_ctl, "injected=");
 }
 
 static void phase(const char *tag, enum fkind kind, const char *prob)

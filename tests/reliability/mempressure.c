@@ -64,36 +64,31 @@ static void remount(const char *opts)
 		   strerror(errno));
 }
 
-static long vmstat(const char *key)
+/* The number after "@key@sep" in a /proc file of such lines, or -1. */
+static long proc_value(const char *path, const char *key, char sep)
 {
 	char line[256];
 	size_t n = strlen(key);
 	long v = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ' ')
+		if (!strncmp(line, key, n) && line[n] == sep)
 			v = atol(line + n + 1);
 	fclose(f);
 	return v;
 }
 
+static long vmstat(const char *key)
+{
+	return proc_value("/proc/vmstat", key, ' ');
+}
+
 static long meminfo_kb(const char *key)
 {
-	char line[256];
-	size_t n = strlen(key);
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = atol(line + n + 1);
-	fclose(f);
-	return v;
+	return proc_value("/proc/meminfo", key, ':');
 }
 
 /* Create @n files in @dir and look up @n missing names: fills both caches. */
