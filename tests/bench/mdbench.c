@@ -21,7 +21,9 @@
  *   neg_cold   stat of N names that do not exist, first round (ENOENT;
  *              names never looked up: cold without dropping caches)
  *   neg        R-1 more rounds of the same missing names
- *   open       open(O_RDONLY) + close of every file
+ *   open       open(O_RDONLY) + close of every file, the first time
+ *   open_warm  R-1 more rounds of open + close (warm: a deferred close
+ *              lets metacache reuse the lower file)
  *   read       open + read 4 KiB + close of every file
  *   walk       W stats of a file D directories deep (path walk)
  *   ls_cold    ls -l: readdir of the directory + lstat of every entry,
@@ -150,12 +152,12 @@ static double h_pct(const struct hist *h, double p)
 
 enum {
 	PH_CREATE, PH_STAT_COLD, PH_STAT, PH_NEG_COLD, PH_NEG, PH_OPEN,
-	PH_READ, PH_WALK, PH_LS_COLD, PH_LS, PH_CYCLE, PH_UNLINK, PH_NR
+	PH_OPEN_WARM, PH_READ, PH_WALK, PH_LS_COLD, PH_LS, PH_CYCLE, PH_UNLINK, PH_NR
 };
 
 static const char *const ph_names[PH_NR] = {
 	"create", "stat_cold", "stat", "neg_cold", "neg", "open",
-	"read", "walk", "ls_cold", "ls", "cycle", "unlink",
+	"open_warm", "read", "walk", "ls_cold", "ls", "cycle", "unlink",
 };
 
 static const char *const ph_what[PH_NR] = {
@@ -164,7 +166,8 @@ static const char *const ph_what[PH_NR] = {
 	"stat, warm rounds",
 	"stat of a never-seen missing name",
 	"stat of a missing name, warm rounds",
-	"open(O_RDONLY)+close",
+	"open(O_RDONLY)+close, first time",
+	"open(O_RDONLY)+close, warm rounds",
 	"open+read 4 KiB+close",
 	"stat through D directories",
 	"ls -l per entry, first round (cold)",
@@ -373,7 +376,7 @@ static void ph_stat(int p, char kind, long rounds)
 	phase_end(p, t0, &s0);
 }
 
-static void ph_open(int p, int doread)
+static void ph_open(int p, int doread, long rounds)
 {
 	char path[PATH_MAX], buf[4096];
 	struct mcs s0;
@@ -382,8 +385,8 @@ static void ph_open(int p, int doread)
 	int fd;
 
 	phase_begin(p, &t0, &s0);
-	for (i = 0; i < opt.files && !error[0]; i++) {
-		fname(path, sizeof(path), 'f', i);
+	for (i = 0; i < opt.files * rounds && !error[0]; i++) {
+		fname(path, sizeof(path), 'f', i % opt.files);
 		t = now_ns();
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -965,10 +968,13 @@ int main(int argc, char **argv)
 			if (opt.rounds > 1 && !error[0])
 				ph_stat(PH_NEG, 'm', opt.rounds - 1);
 		}
-		if (!error[0] && (opt.ops & G_OPEN))
-			ph_open(PH_OPEN, 0);
+		if (!error[0] && (opt.ops & G_OPEN)) {
+			ph_open(PH_OPEN, 0, 1);
+			if (opt.rounds > 1 && !error[0])
+				ph_open(PH_OPEN_WARM, 0, opt.rounds - 1);
+		}
 		if (!error[0] && (opt.ops & G_READ))
-			ph_open(PH_READ, 1);
+			ph_open(PH_READ, 1, 1);
 		if (!error[0] && (opt.ops & G_WALK) && opt.walks)
 			ph_walk();
 		if (!error[0] && (opt.ops & G_LS)) {
