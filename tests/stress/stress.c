@@ -5,14 +5,16 @@
  * flushes its caches and tries to unmount it and unload the module.
  *
  * In a fresh directory of $MC_UPPER, MC_STRESS_PROCS worker processes
- * (default 6) run for MC_STRESS_SECS seconds (default 30) over 32 names
+ * (default 6) run for MC_STRESS_SECS seconds (default 25) over 32 names
  * ({"", d0/, d1/, d0/d1/} x {a..f, d0, d1}), so that they collide:
  * create+write, append, rename, link, unlink, mkdir, rmdir, truncate,
  * readdir, lstat, open-read-close, fstat of an open file, lookup of a
- * missing name.  Every failed call must fail with an errno of the expected
- * set (ENOENT, EEXIST, ENOTEMPTY, ENOTDIR, EISDIR, EINVAL for a directory
- * moved under itself, EPERM for a link to a directory; ESTALE on nfs and
- * cifs, EBUSY on cifs: see below); the histogram per operation is printed.
+ * missing name.  Every failed call must fail with an errno its operation
+ * can give in this workload (errno_allowed(): ENOENT, ENOTDIR; EEXIST for
+ * link and mkdir; ENOTEMPTY for rename and rmdir; EISDIR; EINVAL for a
+ * directory renamed under itself; EPERM for a link to a directory; ESTALE
+ * on nfs and cifs; EBUSY for rename, rmdir, unlink on cifs); the histogram
+ * per operation is printed, with mean and maximal latencies.
  *
  * Meanwhile one chaos process, every 50-250 ms, does one of:
  *  - mount -o remount with random TTLs (0, 1, 2, 5, 3600) and limits;
@@ -31,6 +33,10 @@
  *  - after "metacachectl flush": the same;
  *  - the tree can be removed through the stack.
  * Kernel reports (WARNING, BUG, lockdep, hung task) fail the test bed run.
+ *
+ * Without MC_UPPER (suite mode "plain") the workers run on $MC_LOWER
+ * alone, with no chaos and no comparison: the lower's own errno histogram,
+ * the baseline for the stacked runs.
  *
  * Environment: MC_UPPER, MC_LOWER, MC_FSTYPE, MC_MOUNT_OPTS
  * (Documentation/testbed.md); MC_STRESS_SECS, MC_STRESS_PROCS,
@@ -79,6 +85,7 @@ static const char *chaos_names[NCHAOS] = {
 struct shared {
 	long ok[MAXPROCS][NOPS];
 	long err[MAXPROCS][NOPS][136];
+	double lat_sum[MAXPROCS][NOPS], lat_max[MAXPROCS][NOPS];
 	long chaos_ok[NCHAOS];
 	long chaos_err[NCHAOS];
 	long bytes;
@@ -105,9 +112,20 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void rnd_name(char *buf, size_t len)
+/*
+ * A random name; file operations mostly pick a..f and mkdir mostly d0, d1,
+ * so that the tree keeps directories to work in (any name can still become
+ * either).
+ */
+static void rnd_name(char *buf, size_t len, int kind)
 {
-	snprintf(buf, len, "%s%s", pfx[rnd() % NPFX], base_names[rnd() % NBASE]);
+	unsigned int b = rnd() % NBASE;
+
+	if (kind == 'f' && b >= 6 && rnd() % 4)
+		b = rnd() % 6;
+	else if (kind == 'd' && b < 6 && rnd() % 2)
+		b = 6 + rnd() % 2;
+	snprintf(buf, len, "%s%s", pfx[rnd() % NPFX], base_names[b]);
 }
 
 static int find_tool(void)
@@ -165,17 +183,29 @@ static void fill(char *buf, size_t len, unsigned int seed)
 		buf[i] = (char)('a' + (seed + i) % 26);
 }
 
-static int errno_allowed(int e)
+/* The errnos an operation may fail with in this workload. */
+static int errno_allowed(int op, int e)
 {
+	int nfs = !strcmp(fstype, "nfs"), cifs = !strcmp(fstype, "cifs");
+
 	switch (e) {
-	case ENOENT: case EEXIST: case ENOTEMPTY: case ENOTDIR: case EISDIR:
-	case EINVAL:	/* rename of a directory under itself */
-	case EPERM:	/* link to a directory */
+	case ENOENT: case ENOTDIR:
 		return 1;
+	case EEXIST:
+		return op == OP_LINK || op == OP_MKDIR;
+	case ENOTEMPTY:
+		return op == OP_RENAME || op == OP_RMDIR;
+	case EISDIR:	/* open for writing, unlink, truncate, read of a dir */
+		return op == OP_CREATE || op == OP_APPEND || op == OP_UNLINK ||
+		       op == OP_TRUNCATE || op == OP_READ || op == OP_RENAME;
+	case EINVAL:	/* a directory moved under itself */
+		return op == OP_RENAME;
+	case EPERM:	/* a link to a directory */
+		return op == OP_LINK;
 	case ESTALE:	/* a lower's stale handle (nfs, cifs), after VFS retries */
-		return !strcmp(fstype, "nfs") || !strcmp(fstype, "cifs");
-	case EBUSY:	/* cifs: rename/rmdir of an open or busy name */
-		return !strcmp(fstype, "cifs");
+		return nfs || cifs;
+	case EBUSY:	/* cifs: rename/rmdir/unlink of an open or busy name */
+		return cifs && (op == OP_RENAME || op == OP_RMDIR || op == OP_UNLINK);
 	}
 	return 0;
 }
@@ -184,17 +214,18 @@ static void worker(int id, double end)
 {
 	static char buf[65536];
 	char a[64], b[64];
-	long n = 0;
 
 	rnd_state ^= (unsigned long long)(id + 1) * 0x9e3779b97f4a7c15ULL;
-	while ((n++ & 7) || now() < end) {
+	while (now() < end) {
 		int op = rnd() % NOPS, ret = 0, fd;
+		double t = now();
 		struct stat st;
 		ssize_t w;
 		DIR *d;
 
-		rnd_name(a, sizeof(a));
-		rnd_name(b, sizeof(b));
+		rnd_name(a, sizeof(a), op == OP_MKDIR || op == OP_RMDIR ? 'd' :
+				       op == OP_READDIR || op == OP_RENAME ? 0 : 'f');
+		rnd_name(b, sizeof(b), op == OP_LINK ? 'f' : 0);
 		errno = 0;
 		switch (op) {
 		case OP_CREATE:
@@ -290,6 +321,10 @@ static void worker(int id, double end)
 				ret = 0;
 			break;
 		}
+		t = now() - t;
+		sh->lat_sum[id][op] += t;
+		if (t > sh->lat_max[id][op])
+			sh->lat_max[id][op] = t;
 		if (ret < 0) {
 			int e = errno;
 
@@ -566,9 +601,9 @@ static int rm_tree(const char *path)
 MCT_TEST(stress)
 {
 	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
-	int secs = mc_env("MC_STRESS_SECS") ? atoi(getenv("MC_STRESS_SECS")) : 30;
+	int secs = mc_env("MC_STRESS_SECS") ? atoi(getenv("MC_STRESS_SECS")) : 25;
 	int nprocs = mc_env("MC_STRESS_PROCS") ? atoi(getenv("MC_STRESS_PROCS")) : 6;
-	int nochaos = mc_env("MC_STRESS_NOCHAOS") != NULL;
+	int nochaos = mc_env("MC_STRESS_NOCHAOS") != NULL, plain = 0;
 	char ubase[PATH_MAX], lbase[PATH_MAX], opts[1024], opts2[1024];
 	pid_t pids[MAXPROCS + 1];
 	long tot_ok = 0, tot_err = 0, hist[136] = { 0 };
@@ -576,12 +611,17 @@ MCT_TEST(stress)
 	unsigned int seed;
 	double t0, end;
 
-	if (!up || !lo)
-		MCT_SKIP("MC_UPPER/MC_LOWER not set: not on a metacache mount");
-	if (geteuid())
+	if (!lo)
+		MCT_SKIP("MC_LOWER not set: not in the test bed");
+	if (!up) {
+		/* The lower alone: the baseline of its errnos, nothing else. */
+		plain = nochaos = 1;
+		up = lo;
+	} else if (geteuid()) {
 		MCT_SKIP("needs root (remount, umount, delete_module attempts)");
-	if (find_tool())
+	} else if (find_tool()) {
 		MCT_SKIP("tools/metacachectl/metacachectl not built (MC_REPO)");
+	}
 	fstype = mc_env("MC_FSTYPE") ? getenv("MC_FSTYPE") : "";
 	if (nprocs < 1 || nprocs > MAXPROCS)
 		nprocs = 6;
@@ -590,7 +630,10 @@ MCT_TEST(stress)
 	seed = mc_env("MC_STRESS_SEED") ? (unsigned int)atoi(getenv("MC_STRESS_SEED")) :
 					  (unsigned int)time(NULL);
 	rnd_state = seed;
-	MCT_ASSERT(mount_opts(up, opts, sizeof(opts)) == 0, "%s is not a metacache mount", up);
+	if (plain)
+		snprintf(opts, sizeof(opts), "(none: the lower alone, no metacache)");
+	else
+		MCT_ASSERT(mount_opts(up, opts, sizeof(opts)) == 0, "%s is not a metacache mount", up);
 	mct_diag("seed %u (MC_STRESS_SEED), %d workers, %d s, chaos %s, %s options %s", seed,
 		 nprocs, secs, nochaos ? "off" : "on", fstype, opts);
 
@@ -632,6 +675,7 @@ MCT_TEST(stress)
 	/* The operations: per type ok/failed, the errno histogram. */
 	for (op = 0; op < NOPS; op++) {
 		long ok = 0, err = 0;
+		double lsum = 0, lmax = 0;
 		char line[1024];
 		size_t off = 0;
 
@@ -648,18 +692,30 @@ MCT_TEST(stress)
 			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s:%ld",
 						e ? strerrorname_np(e) : "?", c);
 		}
-		for (i = 0; i < nprocs; i++)
+		for (i = 0; i < nprocs; i++) {
 			ok += sh->ok[i][op];
+			lsum += sh->lat_sum[i][op];
+			if (sh->lat_max[i][op] > lmax)
+				lmax = sh->lat_max[i][op];
+		}
 		tot_ok += ok;
 		tot_err += err;
-		mct_diag("  %-8s ok %6ld failed %6ld%s", op_names[op], ok, err, line);
+		mct_diag("  %-8s ok %6ld failed %6ld mean %7.2f ms max %8.1f ms%s", op_names[op], ok,
+			 err, ok + err ? lsum * 1e3 / (double)(ok + err) : 0.0, lmax * 1e3, line);
 	}
 	mct_diag("operations: %ld, %ld succeeded, %ld failed", tot_ok + tot_err, tot_ok, tot_err);
 	for (e = 0; e < 136; e++)
-		if (hist[e]) {
+		if (hist[e])
 			mct_diag("  errno %-10s %ld", e ? strerrorname_np(e) : "?", hist[e]);
-			MCT_EXPECT(e && errno_allowed(e), "%ld calls failed with an unexpected errno %d (%s) on %s",
-				   hist[e], e, e ? strerror(e) : "?", fstype);
+	for (op = 0; op < NOPS; op++)
+		for (e = 0; e < 136; e++) {
+			long c = 0;
+
+			for (i = 0; i < nprocs; i++)
+				c += sh->err[i][op][e];
+			MCT_EXPECT(!c || (e && errno_allowed(op, e)),
+				   "%ld %s calls failed with an unexpected errno %d (%s) on %s", c,
+				   op_names[op], e, e ? strerror(e) : "?", fstype);
 		}
 	MCT_EXPECT(tot_ok > 0, "no operation succeeded");
 	for (i = 0; i < NCHAOS; i++)
@@ -668,6 +724,12 @@ MCT_TEST(stress)
 	for (i = 0; i < sh->nmsg && i < 8; i++)
 		mct_diag("  chaos: %s", sh->chaos_msg[i]);
 	MCT_EXPECT(nochaos || sh->nmsg == 0, "%d chaos actions failed", sh->nmsg);
+	if (plain) {
+		close(dirfd);
+		MCT_EXPECT(rm_tree(ubase) == 0, "removing %s: %s", ubase, strerror(errno));
+		munmap(sh, sizeof(*sh));
+		return;
+	}
 
 	/* The mount's tunables back: the remount, then switches on. */
 	MCT_EXPECT(mount(NULL, up, NULL, MS_REMOUNT, opts) == 0, "mount -o remount,%s %s: %s",
