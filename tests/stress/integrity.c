@@ -22,7 +22,7 @@
  *    buffered after "metacachectl flush --handles" (a kept handle and
  *    cached attributes may legitimately hide another client's write for up
  *    to attr_ttl, Documentation/coherence.md).
- *    Runs MC_INTEGRITY_ROUNDS rounds (default 16), at most
+ *    Runs MC_INTEGRITY_ROUNDS rounds (default 12), at most
  *    MC_INTEGRITY_SECS seconds (default 60).
  *  - concurrent: two files of 16 regions of 16 KiB, every 8-byte word
  *    encoding its own offset and a version.  A writer rewrites random
@@ -39,7 +39,7 @@
  *    offset's data) with a version at least the one published before the
  *    reader opened the file; a word read while it is being rewritten may
  *    be torn, so each byte is checked against the versions in that range.
- *    MC_INTEGRITY_CONC_SECS seconds (default 10).
+ *    MC_INTEGRITY_CONC_SECS seconds (default 8).
  *
  * Any mismatch prints the file, offset, expected and found bytes and
  * fails.  Bytes written and verified are printed.
@@ -339,7 +339,7 @@ MCT_TEST(model)
 	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
 	const char *lo2 = mc_env("MC_LOWER2");
 	long nfiles = env_long("MC_INTEGRITY_FILES", 4);
-	long rounds = env_long("MC_INTEGRITY_ROUNDS", 16);
+	long rounds = env_long("MC_INTEGRITY_ROUNDS", 12);
 	long secs = env_long("MC_INTEGRITY_SECS", 60);
 	int direct = !is_fs("tmpfs");
 	struct mfile *files;
@@ -601,7 +601,7 @@ static void reader(int id, const char *path, int flags, int fresh, struct cshare
 MCT_TEST(concurrent)
 {
 	const char *up = mc_env("MC_UPPER"), *lo2 = mc_env("MC_LOWER2");
-	long secs = env_long("MC_INTEGRITY_CONC_SECS", 10);
+	long secs = env_long("MC_INTEGRITY_CONC_SECS", 8);
 	static const char *rname[NREADERS] = {
 		"stack", "second client", "second client O_DIRECT",
 		"stack O_DIRECT (2nd client writes)", "stack (2nd client writes)"

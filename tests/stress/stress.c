@@ -14,7 +14,8 @@
  * link and mkdir; ENOTEMPTY for rename and rmdir; EISDIR; EINVAL for a
  * directory renamed under itself, and on cifs for opens (the plain cifs
  * lower gives it too); EPERM for a link to a directory; ESTALE on nfs and
- * cifs; EBUSY for rename, rmdir, unlink on cifs); the histogram
+ * cifs; EBUSY for rename, rmdir, unlink and EACCES for rename on cifs); the
+ * histogram
  * per operation is printed, with mean and maximal latencies.
  *
  * Meanwhile one chaos process, every 50-250 ms, does one of:
@@ -228,6 +229,14 @@ static int errno_allowed(int op, int e)
 	 */
 	case ESTALE:
 		return nfs || cifs;
+	/*
+	 * cifs: Samba refuses to rename a directory under which files are
+	 * open (Windows semantics, STATUS_ACCESS_DENIED); seen once through
+	 * the stack with the caches off, where no handle is kept, so the
+	 * open files were the other workers'.
+	 */
+	case EACCES:
+		return cifs && op == OP_RENAME;
 	case EBUSY:	/* cifs: rename/rmdir/unlink of an open or busy name */
 		return cifs && (op == OP_RENAME || op == OP_RMDIR || op == OP_UNLINK);
 	}
