@@ -5,7 +5,7 @@
  * flushes its caches and tries to unmount it and unload the module.
  *
  * In a fresh directory of $MC_UPPER, MC_STRESS_PROCS worker processes
- * (default 6) run for MC_STRESS_SECS seconds (default 20) over 32 names
+ * (default 6) run for MC_STRESS_SECS seconds (default 20, cifs 12) over 32 names
  * ({"", d0/, d1/, d0/d1/} x {a..f, d0, d1}), so that they collide:
  * create+write, append, rename, link, unlink, mkdir, rmdir, truncate,
  * readdir, lstat, open-read-close, fstat of an open file, lookup of a
@@ -634,7 +634,9 @@ static int rm_tree(const char *path)
 MCT_TEST(stress)
 {
 	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
-	int secs = mc_env("MC_STRESS_SECS") ? atoi(getenv("MC_STRESS_SECS")) : 20;
+	/* cifs: shorter, each ~35 s lease-break stall of the lower adds to it */
+	int secs = mc_env("MC_STRESS_SECS") ? atoi(getenv("MC_STRESS_SECS")) :
+		   mc_env("MC_FSTYPE") && !strcmp(getenv("MC_FSTYPE"), "cifs") ? 12 : 20;
 	int nprocs = mc_env("MC_STRESS_PROCS") ? atoi(getenv("MC_STRESS_PROCS")) : 6;
 	int nother = mc_env("MC_STRESS_OTHER") ? atoi(getenv("MC_STRESS_OTHER")) : 0;
 	const char *lo2 = mc_env("MC_LOWER2");
@@ -815,12 +817,13 @@ MCT_TEST(stress)
  * superblock is torn down under load (kill_sb, kept handles, deferred
  * puts) in the context of an exiting process.  Then the stack is mounted
  * again with its options, shows the same tree as the lower, and the tree
- * is removed.  MC_STRESS_DETACH_SECS (default 6) in all.
+ * is removed.  MC_STRESS_DETACH_SECS (default 6, cifs 4) in all.
  */
 MCT_TEST(detach)
 {
 	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
-	int secs = mc_env("MC_STRESS_DETACH_SECS") ? atoi(getenv("MC_STRESS_DETACH_SECS")) : 6;
+	int secs = mc_env("MC_STRESS_DETACH_SECS") ? atoi(getenv("MC_STRESS_DETACH_SECS")) :
+		   mc_env("MC_FSTYPE") && !strcmp(getenv("MC_FSTYPE"), "cifs") ? 4 : 6;
 	char ubase[PATH_MAX], lbase[PATH_MAX], opts[1024];
 	pid_t pids[4];
 	int i, status, bad, r;
