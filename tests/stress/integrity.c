@@ -23,7 +23,7 @@
  *    cached attributes may legitimately hide another client's write for up
  *    to attr_ttl, Documentation/coherence.md).
  *    Runs MC_INTEGRITY_ROUNDS rounds (default 12), at most
- *    MC_INTEGRITY_SECS seconds (default 60).
+ *    MC_INTEGRITY_SECS seconds (default 40).
  *  - concurrent: two files of 16 regions of 16 KiB, every 8-byte word
  *    encoding its own offset and a version.  A writer rewrites random
  *    regions with a new version, fsyncs and closes, then publishes the
@@ -340,7 +340,7 @@ MCT_TEST(model)
 	const char *lo2 = mc_env("MC_LOWER2");
 	long nfiles = env_long("MC_INTEGRITY_FILES", 4);
 	long rounds = env_long("MC_INTEGRITY_ROUNDS", 12);
-	long secs = env_long("MC_INTEGRITY_SECS", 60);
+	long secs = env_long("MC_INTEGRITY_SECS", 40);
 	int direct = !is_fs("tmpfs");
 	struct mfile *files;
 	char dir[3][PATH_MAX];
