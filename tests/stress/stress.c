@@ -18,7 +18,8 @@
  * histogram
  * per operation is printed, with mean and maximal latencies.
  *
- * Meanwhile one chaos process, every 50-250 ms, does one of:
+ * Meanwhile one chaos process, every 50-250 ms, does one of (each once
+ * in turn first, then at random):
  *  - mount -o remount with random TTLs (0, 1, 2, 5, 3600) and limits;
  *  - metacachectl set MOUNT KEY VALUE (TTLs, limits, on/off switches);
  *  - metacachectl flush MOUNT, flush --handles, flush PATH --subtree;
@@ -401,9 +402,12 @@ static void chaos(const char *upper, const char *dir, double end)
 	static const char *lims[] = { "max_entries", "max_neg", "max_handles" };
 	static const char *sw[] = { "entry", "neg", "attr", "dir", "handle" };
 
+	int first = 0;
+
 	rnd_state ^= 0xc4a05;
 	while (now() < end) {
-		int c = rnd() % NCHAOS, r = 0, k;
+		/* each action once first: on cifs the lower's stalls leave time for few */
+		int c = first < NCHAOS ? first++ : (int)(rnd() % NCHAOS), r = 0, k;
 		char opts[512], path[PATH_MAX];
 		size_t off = 0;
 
