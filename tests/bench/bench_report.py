@@ -76,7 +76,7 @@ def gnuplot_terminal(gp):
     """pngcairo if this gnuplot has it, else png (libgd); None if neither."""
     try:
         r = subprocess.run([gp, "-e", "set terminal"], capture_output=True, text=True,
-                           timeout=30)
+                           timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, "gnuplot failed to run: %s" % e
     names = set(l.split()[0] for l in (r.stdout + r.stderr).splitlines() if l.strip())
@@ -130,8 +130,10 @@ def bar_plot(d, term, name, title, ylabel, rows, cfgs, logy=True, hline=None):
     gp.append("plot " + ", \\\n     ".join(plots))
     with open(os.path.join(d, name + ".gp"), "w") as f:
         f.write("\n".join(gp) + "\n")
+    # Generous timeouts: under the test bed's software emulation a gnuplot
+    # start is seconds, not milliseconds.
     r = subprocess.run(["gnuplot", name + ".gp"], cwd=d, capture_output=True, text=True,
-                       timeout=120)
+                       timeout=300)
     png = os.path.join(d, name + ".png")
     if r.returncode != 0 or not os.path.exists(png):
         raise RuntimeError("gnuplot %s.gp (in %s) failed (exit %d): %s"
