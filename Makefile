@@ -4,7 +4,8 @@
 # Linux file system module.  See README.
 #
 #   make               build the module, the tools and the tests
-#   make check         run the test suite in the QEMU test bed
+#   make check         run the test suite in the QEMU test bed (after the
+#                      host tests: tools, bench_report.py's plots, packaging)
 #   make check-debug   a reduced suite on a debug kernel (KASAN, lockdep,
 #                      kmemleak, fault injection) built from Debian's
 #                      linux-source-6.1 and cached outside the repository
@@ -53,9 +54,11 @@ tests:
 	$(MAKE) -C tests
 
 # Host-side tests first (the tool's parsers, output, netlink transport;
-# packaging, DKMS and install), then the suite in the QEMU test bed.
+# the benchmark report and its plots; packaging, DKMS and install), then
+# the suite in the QEMU test bed.
 check: all
 	$(MAKE) -C tools test
+	tests/bench/test_report.sh || [ $$? -eq 4 ]
 	tests/pkg/check.sh || [ $$? -eq 4 ]
 	tests/vm/run --name check --timeout 3600 --env MC_FILTER=$(FILTER) tests/vm/check.sh
 

@@ -10,7 +10,7 @@ qemu-system-x86 busybox-static
 nfs-kernel-server rpcbind samba cifs-utils iproute2
 libnl-3-dev libnl-genl-3-dev pkg-config python3 python3-docutils python3-yaml
 dkms dh-dkms debhelper lintian man-db
-git fuse3 mergerfs rclone
+git fuse3 mergerfs rclone gnuplot-nox
 linux-source-6.1 bc bison flex libssl-dev libelf-dev dwarves rsync xz-utils"
 
 if [ "$(id -u)" != 0 ]; then

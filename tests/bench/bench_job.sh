@@ -24,7 +24,8 @@
 # (tests/bench/peerbench.sh --fixtures), and runs tests/bench/peerbench.sh
 # with every configuration.  A peer that cannot be mounted is reported as
 # "not run: <reason>".  Results in $MC_RESULTS: bench.tsv (raw), bench.json,
-# bench.md (tests/bench/bench_report.py).
+# bench.md (tests/bench/bench_report.py), plots/ (PNG plots made with gnuplot,
+# their .gp scripts and .dat data).
 #
 # Environment (tests/vm/run --env VAR=VALUE):
 #   MC_BENCH_LOWERS      "nfs cifs"
@@ -207,7 +208,12 @@ for fs in $lowers; do
 	rc_pid=
 done
 
-python3 tests/bench/bench_report.py --meta "$meta" --json "$out/bench.json" "$tsv" > "$out/bench.md" ||
+# The plots (PNG, with their gnuplot scripts and data) go to $out/plots/:
+# gnuplot comes from the host's root file system (9p, read only); without
+# it bench.md says "plots: skipped: gnuplot not installed".  A gnuplot that
+# fails makes bench_report.py fail after writing the tables.
+python3 tests/bench/bench_report.py --meta "$meta" --json "$out/bench.json" \
+	--plots "$out/plots" --md-dir "$out" "$tsv" > "$out/bench.md" ||
 	fail "bench_report.py failed"
 cat "$out/bench.md"
 mc_collect

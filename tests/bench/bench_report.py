@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench_report.py - the report of tests/bench/peerbench.sh's TSV.
 
-usage: bench_report.py [--meta META.txt] [--json OUT.json] BENCH.tsv > bench.md
+usage: bench_report.py [--meta META.txt] [--json OUT.json] [--plots DIR [--md-dir DIR]]
+                       BENCH.tsv > bench.md
 
 BENCH.tsv: lower, config, run, workload, unit, value, status, note (one line
 per measurement; see peerbench.sh).  META.txt: "key<TAB>value" lines (date,
@@ -15,10 +16,29 @@ local limit).  A ratio is computed within each run (the configurations of
 one run ran interleaved, minutes apart at most) and the median over the
 runs is shown with the runs' min-max.  Below 1 = faster than the
 reference.  Failed or not-run measurements are never shown as numbers.
+
+--plots DIR: PNG plots made with gnuplot (an external program; without it
+the plots are skipped with a message and the report says so), per lower:
+  LOWER-mdbench-ops.png   mdbench phases: operations per second (1e6 /
+                          mean us per op) per configuration, log scale
+  LOWER-programs-rate.png whole-program workloads: 1 / time (runs per
+                          second) per configuration, log scale
+  LOWER-programs-ratio.png whole-program workloads: time / time of the lower
+                          with default options, log scale (1 = same)
+  LOWER-mdbench-latency.png mdbench phases: mean latency per operation (us);
+                          the TSV keeps only mdbench's mean per phase, not
+                          its percentiles, so this is what is plotted
+Bars: median over the runs, error bars: min-max over the runs.  Next to
+every PNG are its gnuplot script (NAME.gp) and data (NAME.dat): "cd DIR &&
+gnuplot NAME.gp" redraws it.  bench.md links the PNGs relative to --md-dir
+(the directory bench.md is written to; default: the current directory).
 """
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 
 ORDER = ["default", "tuned", "mergerfs", "rclone", "metacache", "mc-60s", "tmpfs"]
@@ -47,10 +67,175 @@ def fmt_ratio(v):
     return "%.3f" % v
 
 
+def gp_str(s):
+    """A gnuplot single-quoted string."""
+    return "'" + s.replace("'", "''") + "'"
+
+
+def gnuplot_terminal(gp):
+    """pngcairo if this gnuplot has it, else png (libgd); None if neither."""
+    try:
+        r = subprocess.run([gp, "-e", "set terminal"], capture_output=True, text=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, "gnuplot failed to run: %s" % e
+    names = set(l.split()[0] for l in (r.stdout + r.stderr).splitlines() if l.strip())
+    if "pngcairo" in names:
+        return 'pngcairo size 900,500 noenhanced font "sans,10"', None
+    if "png" in names:
+        return "png size 900,500 noenhanced", None
+    return None, "gnuplot has neither the pngcairo nor the png terminal"
+
+
+def bar_plot(d, term, name, title, ylabel, rows, cfgs, logy=True, hline=None):
+    """Grouped bars: one group per row (label, {cfg: (median, min, max)}),
+    one bar per configuration, min-max error bars.  Writes NAME.dat,
+    NAME.gp and (by running gnuplot in D) NAME.png; returns the PNG's name."""
+    cfgs = [c for c in cfgs if any(c in v for _, v in rows)]
+    with open(os.path.join(d, name + ".dat"), "w") as f:
+        f.write("# %s\n# %s\n" % (title, ylabel))
+        f.write("# columns: label, then per configuration median min max "
+                "(over the runs; NaN = no value)\n")
+        f.write("# label\t" + "\t".join("%s\t%s_min\t%s_max" % (c, c, c) for c in cfgs) + "\n")
+        for label, v in rows:
+            cols = []
+            for c in cfgs:
+                cols += ["%.6g" % x for x in v[c]] if c in v else ["NaN"] * 3
+            f.write(label + "\t" + "\t".join(cols) + "\n")
+    gp = ["# %s.gp: made by tests/bench/bench_report.py; redraw: gnuplot %s.gp" % (name, name),
+          "set terminal " + term,
+          "set output " + gp_str(name + ".png"),
+          "set title " + gp_str(title),
+          "set ylabel " + gp_str(ylabel),
+          "set style data histogram",
+          "set style histogram errorbars gap 1 lw 1",
+          "set style fill solid 0.8 border -1",
+          "set boxwidth 0.9",
+          "set key outside right top",
+          "set grid ytics",
+          "set xtics rotate by -30 nomirror",
+          "set datafile separator '\\t'",
+          "set datafile missing 'NaN'"]
+    if logy:
+        gp.append("set logscale y")
+    if hline is not None:
+        gp.append("set arrow from graph 0, first %g to graph 1, first %g nohead dt 2 lw 1.5"
+                  % (hline, hline))
+    plots = []
+    for i, c in enumerate(cfgs):
+        k = 2 + 3 * i
+        plots.append("%s using %d:%d:%d%s title %s" % (
+            gp_str(name + ".dat") if i == 0 else "''", k, k + 1, k + 2,
+            ":xtic(1)" if i == 0 else "", gp_str(c)))
+    gp.append("plot " + ", \\\n     ".join(plots))
+    with open(os.path.join(d, name + ".gp"), "w") as f:
+        f.write("\n".join(gp) + "\n")
+    # Generous timeouts: under the test bed's software emulation a gnuplot
+    # start is seconds, not milliseconds.
+    r = subprocess.run(["gnuplot", name + ".gp"], cwd=d, capture_output=True, text=True,
+                       timeout=300)
+    png = os.path.join(d, name + ".png")
+    if r.returncode != 0 or not os.path.exists(png):
+        raise RuntimeError("gnuplot %s.gp (in %s) failed (exit %d): %s"
+                           % (name, d, r.returncode, r.stderr.strip()))
+    return name + ".png"
+
+
+def mmm(vals):
+    return (statistics.median(vals), min(vals), max(vals))
+
+
+def make_plots(out, d, md_dir):
+    """The plots of the report OUT (its JSON form) into D; returns the
+    markdown lines linking them (or saying why there are none)."""
+    gp = shutil.which("gnuplot")
+    if not gp:
+        print("bench_report: plots: skipped: gnuplot not installed "
+              "(apt-get install gnuplot-nox, or make deps)", file=sys.stderr)
+        out["plots"] = {"skipped": "gnuplot not installed"}
+        return ["## Plots", "", "plots: skipped: gnuplot not installed", ""]
+    term, why = gnuplot_terminal(gp)
+    if not term:
+        print("bench_report: plots: skipped: " + why, file=sys.stderr)
+        out["plots"] = {"skipped": why}
+        return ["## Plots", "", "plots: skipped: " + why, ""]
+    os.makedirs(d, exist_ok=True)
+    rel = os.path.relpath(d, md_dir)
+    md = ["## Plots", "",
+          "Made with gnuplot (%s); bars: median over the runs, error bars: min-max over "
+          "the runs. The gnuplot script (`.gp`) and data (`.dat`) of each plot are next "
+          "to it in `%s/`." % (term.split()[0], rel), ""]
+    made = []
+    for lower, J in out["lowers"].items():
+        cfgs = J["configs"]
+        wls = J["workloads"]
+        md_wl = [w for w in wls if wls[w].get("unit") == "us/op"]
+        prog_wl = [w for w in wls if wls[w].get("unit") == "s"]
+
+        def rows(wlist, f):
+            r = []
+            for w in wlist:
+                v = {}
+                for c, jc in wls[w]["configs"].items():
+                    if jc.get("values"):
+                        v[c] = mmm([f(x) for x in jc["values"] if x > 0])
+                r.append((w, v))
+            return r
+
+        plots = []
+        if md_wl:
+            plots.append((bar_plot(
+                d, term, "%s-mdbench-ops" % lower,
+                "%s: mdbench, operations per second per phase" % lower,
+                "ops/s (1e6 / mean us per op; log scale)",
+                rows(md_wl, lambda x: 1e6 / x), cfgs),
+                "mdbench: operations per second per phase and configuration"))
+        if prog_wl:
+            plots.append((bar_plot(
+                d, term, "%s-programs-rate" % lower,
+                "%s: whole-program workloads, runs per second" % lower,
+                "1 / time (runs/s; log scale)",
+                rows(prog_wl, lambda x: 1 / x), cfgs),
+                "whole-program workloads: 1 / time per configuration"))
+            rr = []
+            for w in prog_wl:
+                rv = wls[w].get("ratio_vs_default", {})
+                rr.append((w, {c: (x["median"], x["min"], x["max"]) for c, x in rv.items()}))
+            if any(v for _, v in rr):
+                plots.append((bar_plot(
+                    d, term, "%s-programs-ratio" % lower,
+                    "%s: whole-program workloads, time / time with the lower's default "
+                    "options (below 1 = faster)" % lower,
+                    "time / time(default) (per run; log scale)",
+                    rr, [c for c in cfgs if c != "default"], hline=1),
+                    "whole-program workloads: time relative to the lower with default options"))
+        if md_wl:
+            plots.append((bar_plot(
+                d, term, "%s-mdbench-latency" % lower,
+                "%s: mdbench, mean latency per operation (mean per run; the TSV has "
+                "no percentiles)" % lower,
+                "mean us per operation (log scale)",
+                rows(md_wl, lambda x: x), cfgs),
+                "mdbench: mean latency per operation (the TSV keeps mdbench's mean "
+                "per phase, not its p50/p99)"))
+        if plots:
+            md += ["### %s" % lower, ""]
+            for png, what in plots:
+                md += ["%s:" % what, "", "![%s](%s)" % (png[:-4], rel + "/" + png), ""]
+                made.append(png)
+    out["plots"] = {"dir": d, "files": made}
+    if not made:
+        md += ["(no measurements to plot)", ""]
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--meta")
     ap.add_argument("--json")
+    ap.add_argument("--plots", metavar="DIR", help="write PNG plots (gnuplot) into DIR")
+    ap.add_argument("--md-dir", default=".", metavar="DIR",
+                    help="where bench.md goes: its image links are relative to it")
     ap.add_argument("tsv")
     a = ap.parse_args()
 
@@ -259,6 +444,19 @@ def main():
             for i, n in enumerate(notes, 1):
                 md.append("%d. %s" % (i, n))
             md.append("")
+    if a.plots:
+        try:
+            md += make_plots(out, a.plots, a.md_dir)
+        except (OSError, RuntimeError, subprocess.TimeoutExpired) as e:
+            print("bench_report: plots failed: %s" % e, file=sys.stderr)
+            out["plots"] = {"failed": str(e)}
+            md += ["## Plots", "", "plots: failed: %s" % e, ""]
+            sys.stdout.write("\n".join(md) + "\n")
+            if a.json:
+                with open(a.json, "w") as f:
+                    json.dump(out, f, indent=1)
+                    f.write("\n")
+            sys.exit(1)
     sys.stdout.write("\n".join(md) + "\n")
     if a.json:
         with open(a.json, "w") as f:

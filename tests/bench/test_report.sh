@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side test (TAP) of tests/bench/bench_report.py and its gnuplot plots:
+#
+#   tests/bench/test_report.sh        (from anywhere; run by make check)
+#
+# Runs bench_report.py --plots on the checked-in fixture
+# tests/bench/fixtures/report.tsv (real measurements, see its README.md)
+# and checks: the tables of bench.md, its image links (relative to the
+# directory of bench.md), that every linked PNG exists, is a PNG (its
+# 8-byte signature) and is larger than 2 KB, that its gnuplot script and
+# data are next to it and redraw it, bench.json; then, with gnuplot hidden
+# from PATH, that the report still exits 0 and says the plots were skipped.
+#
+# Exit status: 0 all passed, 1 something failed, 4 nothing could run
+# (python3 or gnuplot missing: 'make deps' installs them).
+# The last line is "bench-report: N passed, N failed, N skipped".
+set -u
+export LC_ALL=C.UTF-8
+here=$(cd "$(dirname "$0")" && pwd)
+report=$here/bench_report.py
+fixture=$here/fixtures/report.tsv
+
+n=0 npass=0 nfail=0
+ok()   { n=$((n + 1)); npass=$((npass + 1)); echo "ok $n $1"; }
+fail() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $1"; shift; for l in "$@"; do echo "# $l"; done; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else fail "$name"; fi; }
+skip_all() {
+	echo "1..0 # SKIP $1"
+	echo "bench-report: 0 passed, 0 failed, 0 skipped"
+	exit 4
+}
+
+python3=$(command -v python3) || skip_all "python3 not installed (make deps)"
+command -v gnuplot >/dev/null 2>&1 || skip_all "gnuplot not installed (apt-get install gnuplot-nox, or make deps)"
+
+tmp=$(mktemp -d /tmp/test_report.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/out"
+
+# --- the report with plots -------------------------------------------------
+"$python3" "$report" --json "$tmp/out/bench.json" --plots "$tmp/out/plots" \
+	--md-dir "$tmp/out" "$fixture" > "$tmp/out/bench.md" 2> "$tmp/err"
+rc=$?
+if [ $rc = 0 ]; then ok "bench_report.py --plots exits 0"
+else fail "bench_report.py --plots exits 0" "exit $rc" "$(cat "$tmp/err")"; fi
+md=$tmp/out/bench.md
+
+for h in "## nfs" "### nfs: time per configuration" "### nfs: ratio vs the lower with default options" \
+	 "## cifs" "### cifs: time per configuration" "### cifs: ratio vs tmpfs (1 = local speed)" \
+	 "## Plots"; do
+	check "bench.md has \"$h\"" grep -qxF "$h" "$md"
+done
+check "bench.md: a table row of md_create" grep -q '^| md_create | us/op | ' "$md"
+check "bench.md: a table row of git_status" grep -q '^| git_status | s | ' "$md"
+check "bench.md: cifs has two runs" grep -qxF -- "- runs: 1, 2" "$md"
+
+# Every expected plot is linked, with a path relative to bench.md's directory.
+want=
+for l in nfs cifs; do
+	for p in mdbench-ops programs-rate programs-ratio mdbench-latency; do
+		want="$want $l-$p"
+	done
+done
+links=$(grep -o '!\[[^]]*\]([^)]*)' "$md" | sed 's/.*(\(.*\))/\1/')
+nl=$(printf '%s\n' "$links" | grep -c .)
+check "bench.md links 8 images (has $nl)" [ "$nl" = 8 ]
+for w in $want; do
+	if ! printf '%s\n' "$links" | grep -qxF "plots/$w.png"; then
+		fail "bench.md links plots/$w.png" "links: $links"
+		continue
+	fi
+	ok "bench.md links plots/$w.png"
+	f=$tmp/out/plots/$w.png
+	if [ ! -f "$f" ]; then fail "$w.png exists"; continue; fi
+	sig=$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')
+	check "$w.png has the PNG signature ($sig)" [ "$sig" = 89504e470d0a1a0a ]
+	sz=$(stat -c %s "$f")
+	check "$w.png is larger than 2 KB ($sz bytes)" [ "$sz" -gt 2048 ]
+	check "$w.gp exists" [ -s "$tmp/out/plots/$w.gp" ]
+	check "$w.dat exists" [ -s "$tmp/out/plots/$w.dat" ]
+done
+# The script redraws its plot (it names its data and output relative to
+# its own directory).
+rm -f "$tmp/out/plots/cifs-mdbench-ops.png"
+(cd "$tmp/out/plots" && gnuplot cifs-mdbench-ops.gp) > "$tmp/err" 2>&1
+check "gnuplot cifs-mdbench-ops.gp redraws cifs-mdbench-ops.png" [ -s "$tmp/out/plots/cifs-mdbench-ops.png" ]
+# The data are the fixture's: cifs md_create default, median of the two
+# runs' 1e6 / us per op.
+want_ops=$(awk -F'\t' '$1=="cifs" && $2=="default" && $4=="md_create" { s += 1e6 / $6; k++ }
+	END { printf "%.4g", s / k }' "$fixture")
+got_ops=$(awk -F'\t' '$1=="md_create" { printf "%.4g", $2 }' "$tmp/out/plots/cifs-mdbench-ops.dat")
+check "cifs-mdbench-ops.dat: md_create default = $want_ops ops/s (has $got_ops)" [ "$want_ops" = "$got_ops" ]
+check "bench.json lists the 8 plots" "$python3" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if len(j["plots"]["files"]) == 8 else 1)' "$tmp/out/bench.json"
+
+# --- without gnuplot -------------------------------------------------------
+# A PATH with only the python interpreter (its real path: python3 may be
+# a wrapper script such as a pyenv shim that needs a full PATH).
+mkdir "$tmp/bin" "$tmp/out2"
+py=$("$python3" -c 'import sys; print(sys.executable)')
+ln -s "$py" "$tmp/bin/python3"
+PATH=$tmp/bin "$py" "$report" --plots "$tmp/out2/plots" --md-dir "$tmp/out2" "$fixture" \
+	> "$tmp/out2/bench.md" 2> "$tmp/err"
+rc=$?
+check "without gnuplot: exit 0 (has $rc)" [ $rc = 0 ]
+check "without gnuplot: bench.md says plots: skipped: gnuplot not installed" \
+	grep -qxF "plots: skipped: gnuplot not installed" "$tmp/out2/bench.md"
+check "without gnuplot: the tables are there" grep -qxF "### cifs: time per configuration" "$tmp/out2/bench.md"
+check "without gnuplot: a message on stderr" grep -q "gnuplot not installed" "$tmp/err"
+check "without gnuplot: no image links" [ "$(grep -c '!\[' "$tmp/out2/bench.md")" = 0 ]
+
+echo "1..$n"
+echo "bench-report: $npass passed, $nfail failed, 0 skipped"
+[ $nfail -eq 0 ] || exit 1
+exit 0
