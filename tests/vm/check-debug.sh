@@ -5,6 +5,8 @@
 . tests/vm/guest-lib.sh
 # Per-test timeout of the C tests: this kernel is many times slower.
 export MCT_TIMEOUT=${MCT_TIMEOUT:-900} MC_FAULT_SECS=${MC_FAULT_SECS:-90}
+# The netlink fuzzer: fewer messages than the 100000 of make check.
+export MC_FUZZ_MSGS=${MC_FUZZ_MSGS:-20000}
 if ! mc_setup; then
 	echo "Bail out! the test bed set-up failed"
 	mc_collect
