@@ -2,9 +2,11 @@
 /*
  * nlfuzz: a netlink fuzzer for the metacache generic netlink family
  * (issue 9, reliability lane).  It sends MC_FUZZ_MSGS (default 100000)
- * randomized and mutated messages, as root (4/5 of them) and as an
- * unprivileged user (1/5), while a workload process works in a fresh
- * directory of the mount, and checks that
+ * randomized and mutated messages, as root (4/5 of them, from
+ * MC_FUZZ_PROCS processes at once, default 2, each on its own socket:
+ * the family is parallel_ops) and as an unprivileged user (1/5), while a
+ * workload process works in a fresh directory of the mount, and checks
+ * that
  *
  *   - every message gets its answer (an ack, an error, a dump's DONE, or,
  *     for a message that asks for none, nothing before the ack of a
@@ -37,13 +39,15 @@
  * directory outside the test directory is made a nonexistent name.
  *
  * Environment: the test bed's mount mode (MC_UPPER on MC_LOWER);
- * MC_TEST_UID/MC_TEST_GID; MC_FUZZ_MSGS, MC_FUZZ_SEED, MC_FUZZ_TIMEOUT.
+ * MC_TEST_UID/MC_TEST_GID; MC_FUZZ_MSGS, MC_FUZZ_SEED, MC_FUZZ_TIMEOUT,
+ * MC_FUZZ_PROCS.
  */
 #include <dirent.h>
 #include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <stddef.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -84,7 +88,10 @@ struct wl_stats {
 	char first[8][160];
 };
 
-static struct fz_stats *st;
+#define NPROC_MAX	4
+static struct fz_stats *st;	/* this process's slot of shm */
+static struct fz_stats *shm;	/* NPROC_MAX root slots, one unprivileged */
+static struct fz_stats total;
 static struct wl_stats *wl;
 static struct nl_sock S;
 static uint32_t ID;		/* the mount's id */
@@ -1255,6 +1262,29 @@ static int rules_clear(void)
 	return n;
 }
 
+/* Sum every slot into total; st points at it afterwards. */
+static void sum_stats(void)
+{
+	unsigned long *t = (unsigned long *)&total;
+	size_t n = offsetof(struct fz_stats, hang) / sizeof(unsigned long);
+	size_t i;
+	int k;
+
+	memset(&total, 0, sizeof(total));
+	for (k = 0; k <= NPROC_MAX; k++) {
+		const unsigned long *f = (const unsigned long *)&shm[k];
+
+		for (i = 0; i < n; i++)
+			t[i] += f[i];
+		if (shm[k].hang && !total.hang) {
+			total.hang = 1;
+			memcpy(total.hang_what, shm[k].hang_what,
+			       sizeof(total.hang_what));
+		}
+	}
+	st = &total;
+}
+
 static void print_stats(void)
 {
 	int e;
@@ -1296,8 +1326,35 @@ static void as_nobody(unsigned long n)
 	if (nl_open(&S))
 		_exit(1);
 	unpriv = 1;
+	st = &shm[NPROC_MAX];
+	rs ^= 0x5555555555555555ULL;
 	fuzz(n, "unprivileged");
 	_exit(0);
+}
+
+/* Root fuzzer @k of @nproc, on its own socket. */
+static void as_root(int k, unsigned long n)
+{
+	char who[32];
+
+	nl_close(&S);
+	if (nl_open(&S))
+		_exit(1);
+	st = &shm[k];
+	rs += (uint64_t)k * 0x2545f4914f6cdd1dULL;
+	snprintf(who, sizeof(who), "root %d", k);
+	fuzz(n, who);
+	_exit(0);
+}
+
+static int any_hang(void)
+{
+	int k;
+
+	for (k = 0; k <= NPROC_MAX; k++)
+		if (shm[k].hang)
+			return 1;
+	return 0;
 }
 
 static int rm_one(const char *p, const struct stat *sb, int flag,
@@ -1316,8 +1373,8 @@ MCT_TEST(fuzz_with_workload)
 	unsigned long total = 100000, nroot, nuser;
 	struct snap s0, s1, s2;
 	uint64_t seed;
-	pid_t wpid, upid;
-	int status, err, a;
+	pid_t wpid, upid, rpid[NPROC_MAX];
+	int status, err, a, nproc;
 
 	upper = mc_env("MC_UPPER");
 	if (!upper)
@@ -1335,16 +1392,23 @@ MCT_TEST(fuzz_with_workload)
 	mct_diag("seed %#llx (replay: MC_FUZZ_SEED=%#llx), %lu messages",
 		 (unsigned long long)seed, (unsigned long long)seed, total);
 	/* the harness's timeout is for ordinary tests; hangs are ours */
-	alarm(300 + (unsigned int)(total / 200));
+	env = mc_env("MCT_TIMEOUT");
+	alarm((env && atoi(env) > 0 ? (unsigned int)atoi(env) : 300) +
+	      (unsigned int)(total / 200));
 	nuser = total / 5;
 	nroot = total - nuser;
 
-	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	env = mc_env("MC_FUZZ_PROCS");
+	nproc = env ? atoi(env) : 2;
+	if (nproc < 1 || nproc > NPROC_MAX)
+		nproc = 2;
+	shm = mmap(NULL, sizeof(*shm) * (NPROC_MAX + 1),
+		   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	st = shm;
 	wl = mmap(NULL, sizeof(*wl), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	MCT_ASSERT(st != MAP_FAILED && wl != MAP_FAILED, "mmap");
-	memset(st, 0, sizeof(*st));
+	MCT_ASSERT(shm != MAP_FAILED && wl != MAP_FAILED, "mmap");
+	memset(shm, 0, sizeof(*shm) * (NPROC_MAX + 1));
 	memset(wl, 0, sizeof(*wl));
 
 	/* the test directory: the workload's and the generator's */
@@ -1380,9 +1444,19 @@ MCT_TEST(fuzz_with_workload)
 	if (!wpid)
 		workload();
 
-	/* as root */
-	fuzz(nroot, "root");
-	if (!st->hang) {
+	/* as root: nproc fuzzers at once, on their own sockets */
+	for (a = 0; a < nproc; a++) {
+		rpid[a] = fork();
+		MCT_ASSERT(rpid[a] >= 0, "fork");
+		if (!rpid[a])
+			as_root(a, nroot / nproc + (a < (int)(nroot % nproc)));
+	}
+	for (a = 0; a < nproc; a++) {
+		waitpid(rpid[a], &status, 0);
+		MCT_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status),
+			   "root fuzzer %d failed (%#x)", a, status);
+	}
+	if (!any_hang()) {
 		MCT_EXPECT(reap_jobs(60) == 0, "generator jobs still running");
 		/* restore, and the state must be the one before */
 		MCT_EXPECT(!nl_defaults_set(&S, s0.defaults), "restore defaults");
@@ -1398,7 +1472,7 @@ MCT_TEST(fuzz_with_workload)
 	}
 
 	/* as the unprivileged user: nothing may change */
-	if (!st->hang) {
+	if (!any_hang()) {
 		upid = fork();
 		MCT_ASSERT(upid >= 0, "fork");
 		if (!upid)
@@ -1406,9 +1480,9 @@ MCT_TEST(fuzz_with_workload)
 		waitpid(upid, &status, 0);
 		MCT_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status),
 			   "unprivileged phase failed (%#x)", status);
-		MCT_EXPECT(!st->priv_accepted,
+		MCT_EXPECT(!shm[NPROC_MAX].priv_accepted,
 			   "%lu changing commands accepted from the unprivileged user",
-			   st->priv_accepted);
+			   shm[NPROC_MAX].priv_accepted);
 		MCT_EXPECT(!snapshot(&s2), "snapshot after the unprivileged phase");
 		MCT_EXPECT(tun_same(s1.defaults, s2.defaults, "unprivileged defaults") &&
 			   tun_same(s1.tun, s2.tun, "unprivileged mount"),
@@ -1433,6 +1507,8 @@ MCT_TEST(fuzz_with_workload)
 	MCT_EXPECT(!wl->unexpected, "the workload saw unexpected answers");
 	MCT_EXPECT(wl->loops > 0, "the workload did nothing");
 
+	sum_stats();
+	mct_diag("%d root fuzzers at once, then one unprivileged", nproc);
 	print_stats();
 	MCT_EXPECT(!st->hang, "hang: %s", st->hang_what);
 	MCT_EXPECT(st->sent >= total, "only %lu of %lu messages sent",
