@@ -1106,12 +1106,34 @@ static void wl_bad(const char *op, const char *name, int got, int want)
 			 want ? strerror(want) : "success");
 }
 
+/* Is @name listed in directory @path?  1, 0, or -errno. */
+static int listed(const char *path, const char *name)
+{
+	struct dirent *d;
+	DIR *dir = opendir(path);
+	int found = 0;
+
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)))
+		found += !strcmp(d->d_name, name);
+	closedir(dir);
+	return found;
+}
+
 static void workload(void)
 {
+	const char *lower = mc_env("MC_LOWER");
+	char lowerdir[PATH_MAX + 64] = "";
+
 	char name[64], rd[16];
 	unsigned long i;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* not past the test */
+	/* the lower directory under it, to tell who is wrong */
+	if (lower && !strncmp(wldir, upper, strlen(upper)))
+		snprintf(lowerdir, sizeof(lowerdir), "%s%s", lower,
+			 wldir + strlen(upper));
 	if (chdir(wldir))
 		_exit(1);
 	for (i = 0; !wl->stop; i++) {
@@ -1156,8 +1178,16 @@ static void workload(void)
 			while ((d = readdir(dir)))
 				found += !strcmp(d->d_name, name);
 			closedir(dir);
-			if (found != 1)
-				wl_bad("readdir", name, found ? EEXIST : ENOENT, 0);
+			if (found != 1) {
+				char what[96];
+
+				/* again, and in the lower directory */
+				snprintf(what, sizeof(what),
+					 "readdir (again: %d, lower: %d)",
+					 listed(".", name),
+					 lowerdir[0] ? listed(lowerdir, name) : -1);
+				wl_bad(what, name, found ? EEXIST : ENOENT, 0);
+			}
 		}
 		if (unlink(name))
 			wl_bad("unlink", name, errno, 0);
