@@ -483,11 +483,14 @@ static int mc_iterate_shared(struct file *file, struct dir_context *ctx)
 	set_bit(MC_FILE_ITERATED, &mcf->flags);
 	/*
 	 * iterate_dir() starts the lower at its own f_pos: give it ours
-	 * (ctx->pos is the upper f_pos).  It leaves ctx->pos == the lower
-	 * f_pos, which the VFS copies to the upper f_pos.  Both files are
-	 * serialized by the upper f_pos_lock.
+	 * (ctx->pos is the upper f_pos), with its own seek: it may have been
+	 * read to its end for a listing (mc_dir_build()).  It leaves
+	 * ctx->pos == the lower f_pos, which the VFS copies to the upper
+	 * f_pos.  Both files are serialized by the upper f_pos_lock.
 	 */
-	lower->f_pos = ctx->pos;
+	err = mc_lower_dir_seek(MC_SB(inode->i_sb), lower, ctx->pos);
+	if (err)
+		return err;
 	err = mc_lower_iterate(MC_SB(inode->i_sb), lower, ctx);
 	mc_copy_attr(inode);
 	return err;

@@ -367,7 +367,15 @@ loff_t mc_llseek_lower(struct file *file, loff_t offset, int whence)
 
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
-	lower->f_pos = file->f_pos;
+	if (S_ISDIR(file_inode(file)->i_mode)) {
+		/* not a plain f_pos: see mc_lower_dir_seek() */
+		ret = mc_lower_dir_seek(MC_SB(file_inode(file)->i_sb), lower,
+					file->f_pos);
+		if (ret)
+			return ret;
+	} else {
+		lower->f_pos = file->f_pos;
+	}
 	ret = mc_lower_llseek(MC_SB(file_inode(file)->i_sb), lower, offset,
 			      whence);
 	file->f_pos = lower->f_pos;

@@ -466,6 +466,13 @@ static int mc_gen_md_tree_create(struct mc_gen_worker *w)
 
 	mc_gen_my_dirs(w, &lo, &hi);
 	for (d = lo; d < hi; d++) {
+		/*
+		 * Whole, whatever DURATION_MS and stonewalling say; but not
+		 * for a job that ends (BENCH_STOP, unmount, an error): no
+		 * later phase will use it.
+		 */
+		if (READ_ONCE(w->job->stop) || kthread_should_stop())
+			break;
 		snprintf(name, sizeof(name), "d%u", d);
 		t0 = ktime_get_ns();
 		err = mc_gen_mkdir(&w->job->work_dir, name, &w->job->dirs[d]);

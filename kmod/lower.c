@@ -1046,6 +1046,30 @@ loff_t mc_lower_llseek(struct mc_sb_info *sbi, struct file *lower,
 }
 
 /**
+ * mc_lower_dir_seek() - give a lower directory the upper one's position
+ * @sbi: the mount
+ * @lower: the lower directory file
+ * @pos: the upper f_pos
+ *
+ * With the lower's own ->llseek, never by setting f_pos: a directory may
+ * keep its reading state apart from f_pos (NFS: the cookie to go on from,
+ * and EOF), and only its ->llseek starts it again.  A lower directory
+ * read to its end for a listing and then read through, with f_pos merely
+ * set back to 0, gave nothing (NFS).
+ *
+ * Return: 0 or a negative errno.
+ */
+int mc_lower_dir_seek(struct mc_sb_info *sbi, struct file *lower, loff_t pos)
+{
+	loff_t ret;
+
+	if (lower->f_pos == pos)
+		return 0;
+	ret = mc_lower_llseek(sbi, lower, pos, SEEK_SET);
+	return ret < 0 ? ret : 0;
+}
+
+/**
  * mc_lower_fsync() - fsync a lower file
  * @sbi: the mount
  * @lower: the lower file

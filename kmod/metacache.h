@@ -834,6 +834,7 @@ ssize_t mc_lower_splice_write(struct mc_sb_info *sbi,
 			      loff_t *pos, size_t len, unsigned int flags);
 int mc_lower_iterate(struct mc_sb_info *sbi, struct file *lower,
 		     struct dir_context *ctx);
+int mc_lower_dir_seek(struct mc_sb_info *sbi, struct file *lower, loff_t pos);
 loff_t mc_lower_llseek(struct mc_sb_info *sbi, struct file *lower,
 		       loff_t offset, int whence);
 int mc_lower_fsync(struct mc_sb_info *sbi, struct file *lower, loff_t start,

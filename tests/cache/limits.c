@@ -11,7 +11,9 @@
  *    answer is right (size of each file);
  *  - flush: with files, missing names and a listing cached, writing "1" to
  *    debugfs "flush" leaves every cache with 0 entries, and the next stat of
- *    a cached file reaches the lower.
+ *    a cached file reaches the lower;
+ *  - listing_too_big: max_entries=20 and 30 files: every readdir (the first
+ *    one after a local change included) lists every entry.
  */
 #include "cachelib.h"
 
@@ -144,6 +146,38 @@ CL_TEST(flush)
 	CL_SINCE(&d, &s0);
 	MCT_EXPECT(d.op[MCS_READDIR].calls >= 1,
 		   "the first readdir after flush made no lower readdir call");
+}
+
+/*
+ * A listing too big to cache (more entries than half of max_entries) is
+ * read through: every readdir must still list every entry.  The first
+ * one after a change used to read the lower directory on from where the
+ * attempt at a listing had left it: on NFS it listed nothing.
+ */
+CL_TEST(listing_too_big)
+{
+	char name[32];
+	int i, n, found;
+
+	CL_REMOUNT("entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,max_entries=20");
+	for (i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "f%02d", i);
+		MCT_ASSERT(cl_writefile(UP(name), 1, 'a', 0644) == 0, "create %s: %s", name,
+			   strerror(errno));
+	}
+	for (i = 0; i < 5; i++) {
+		/* a local change: the listing is tried again */
+		snprintf(name, sizeof(name), "new%d", i);
+		MCT_ASSERT(cl_writefile(UP(name), 1, 'a', 0644) == 0, "create %s: %s", name,
+			   strerror(errno));
+		found = cl_listed(c->up, name);
+		n = cl_count(c->up);
+		MCT_EXPECT(found == 1, "round %d: %s not listed (%d)", i, name, found);
+		MCT_EXPECT(n == 31 + i, "round %d: %d entries listed, want %d", i, n, 31 + i);
+		n = cl_count(c->up);
+		MCT_EXPECT(n == 31 + i, "round %d, again: %d entries listed, want %d", i, n,
+			   31 + i);
+	}
 }
 
 CL_MAIN()

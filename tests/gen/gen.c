@@ -363,6 +363,43 @@ MCT_TEST(stop_lower) { stop_on(0); }
 MCT_TEST(stop_upper) { stop_on(1); }
 
 /*
+ * Stopped while it makes its directories: the job ends soon, not after
+ * making all 65536 of them (the tree create phase did not look at stop
+ * requests: minutes on nfs, found by netlink/nlfuzz).
+ */
+MCT_TEST(stop_in_tree_create)
+{
+	const char *t = target(1);
+	struct gen_params p = {
+		.target = t, .workload = METACACHE_BENCH_WL_MDTEST,
+		.threads = 2, .files = 1, .dirs = METACACHE_BENCH_DIRS_MAX,
+	};
+	struct gen_job j = { 0 };
+	int64_t id;
+	int i, before = gen_count_entries(t);
+
+	open_family();
+	id = gen_start(&S, &p);
+	MCT_ASSERT(id > 0, "start: %s (%s)", strerror((int)-id),
+		   nl_the_reply.ext_msg);
+	gen_sleep_ms(200);
+	MCT_ASSERT(!gen_stop(&S, (uint32_t)id), "stop: %s (%s)",
+		   strerror(-nl_the_reply.error), nl_the_reply.ext_msg);
+	/* ends within 30 s (the directories made so far removed) */
+	for (i = 0; i < 300; i++) {
+		MCT_ASSERT(!gen_get(&S, (uint32_t)id, &j), "status");
+		if (j.state >= METACACHE_BENCH_ST_DONE)
+			break;
+		gen_sleep_ms(100);
+	}
+	MCT_EXPECT(j.state == METACACHE_BENCH_ST_STOPPED,
+		   "state %u phase %u phase_ops %llu 30 s after stop", j.state,
+		   j.phase, (unsigned long long)j.phase_ops);
+	MCT_ASSERT(!gen_wait(&S, (uint32_t)id, &j), "status");
+	check_gone(t, &j, before);
+}
+
+/*
  * Unmount the target's file system during a job: umount(2) succeeds at
  * once, the job ends UNMOUNTED.  On a tmpfs of our own, and on a second
  * metacache mount over $MC_LOWER (its working tree must be gone from the

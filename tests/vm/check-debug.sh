@@ -9,6 +9,8 @@ export MCT_TIMEOUT=${MCT_TIMEOUT:-900} MC_FAULT_SECS=${MC_FAULT_SECS:-90}
 export MC_STRESS_SECS=${MC_STRESS_SECS:-20} MC_STRESS_PROCS=${MC_STRESS_PROCS:-3} \
 	MC_INTEGRITY_FILES=${MC_INTEGRITY_FILES:-2} MC_INTEGRITY_ROUNDS=${MC_INTEGRITY_ROUNDS:-4} \
 	MC_INTEGRITY_MAX=${MC_INTEGRITY_MAX:-65536} MC_INTEGRITY_CONC_SECS=${MC_INTEGRITY_CONC_SECS:-5}
+# The netlink fuzzer: fewer messages than the 100000 of make check.
+export MC_FUZZ_MSGS=${MC_FUZZ_MSGS:-20000}
 if ! mc_setup; then
 	echo "Bail out! the test bed set-up failed"
 	mc_collect
