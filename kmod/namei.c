@@ -217,8 +217,9 @@ struct dentry *mc_lower_find(struct dentry *dentry, struct dentry *lower_dir)
  * A positive upper dentry may have lost its lower object: unlinked through
  * us while another user, who got the upper dentry after mc_unlink() looked
  * (see there), keeps it positive; or unlinked or replaced on the lower
- * while we had it detached.  That is -ESTALE; as long as we hold the
- * reference taken here, the lower dentry cannot turn negative.
+ * while we had it detached.  That is -ESTALE, and so is a lower dentry of
+ * any other object; as long as we hold the reference taken here, the
+ * lower dentry cannot turn negative or change its inode.
  *
  * Return: 0, or -ESTALE (or a lower lookup's error) and nothing to put.
  */
@@ -239,8 +240,20 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
 	lower_path->dentry = lower;
 	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
 
+	/*
+	 * Not only a lower dentry turned negative: any lower object other
+	 * than our inode's.  Handing the lower file system a dentry of
+	 * another object is a wrong answer at best and a BUG() at worst:
+	 * tests/stress/stress, truncate() racing renames, links and mkdirs
+	 * of the same names on nfs, once reached nfs_setattr()'s
+	 * BUG_ON(!S_ISREG) with a directory's lower dentry under a regular
+	 * file's upper one.  Checked under our reference: a referenced
+	 * positive dentry keeps its inode.
+	 */
 	if (unlikely(d_really_is_positive(dentry) &&
-		     d_really_is_negative(lower_path->dentry))) {
+		     !mc_same_object(dentry, lower_path->dentry))) {
+		pr_debug("%pd: lower %pd is another object\n", dentry,
+			 lower_path->dentry);
 		path_put(lower_path);
 		return -ESTALE;
 	}
