@@ -351,7 +351,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	h->deadline = mc_deadline(ttl);
 
 	spin_lock(&sbi->handle_lock);
-	if (sbi->handles_dead) {
+	if (sbi->handles_dead || mi->handles_forbidden) {
 		spin_unlock(&sbi->handle_lock);
 		kmem_cache_free(mc_handle_cachep, h);
 		return false;
@@ -402,6 +402,48 @@ void mc_handles_close(struct inode *inode, bool wait)
 	}
 	spin_unlock(&sbi->handle_lock);
 	mc_handle_dispose(sbi, wait);
+}
+
+/**
+ * mc_handles_forbid() - close an inode's kept handles and keep none until
+ * mc_handles_allow()
+ * @inode: an upper inode of any type
+ *
+ * For unlink, rename and truncate: mc_handles_close() alone left a window
+ * in which a concurrent close kept a handle again after the close and
+ * before the lower operation, which then found the file open (cifs:
+ * delete-pending, still listed; NFS: silly-renamed).  Found by
+ * tests/stress/stress on cifs: after a flush the stack still listed an
+ * unlinked file.  Nests: each call needs its mc_handles_allow().
+ *
+ * Context: process context, sleeps (waits for the closes).
+ */
+void mc_handles_forbid(struct inode *inode)
+{
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+
+	if (!S_ISREG(inode->i_mode))
+		return;
+	spin_lock(&sbi->handle_lock);
+	MC_I(inode)->handles_forbidden++;
+	spin_unlock(&sbi->handle_lock);
+	mc_handles_close(inode, true);
+}
+
+/**
+ * mc_handles_allow() - end what mc_handles_forbid() began
+ * @inode: the same inode
+ */
+void mc_handles_allow(struct inode *inode)
+{
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+
+	if (!S_ISREG(inode->i_mode))
+		return;
+	spin_lock(&sbi->handle_lock);
+	WARN_ON_ONCE(!MC_I(inode)->handles_forbidden);
+	MC_I(inode)->handles_forbidden--;
+	spin_unlock(&sbi->handle_lock);
 }
 
 /**

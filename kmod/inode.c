@@ -292,7 +292,7 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	 * times just set with those of the server's CLOSE reply.
 	 */
 	if (ia->ia_valid & ATTR_SIZE)
-		mc_handles_close(d_inode(dentry), true);
+		mc_handles_forbid(d_inode(dentry));
 	/* ftruncate(), open(O_TRUNC): NFS finds its open state by the file. */
 	if (ia->ia_valid & ATTR_FILE)
 		lower_ia.ia_file = mc_file_lower(ia->ia_file);
@@ -310,7 +310,7 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 
 	err = mc_get_lower_path(dentry, &lower_path);
 	if (err)
-		return err;
+		goto out;
 	err = mc_lower_setattr(MC_SB(dentry->d_sb), lower_path.dentry,
 			       &lower_ia);
 	mc_put_lower_path(&lower_path);
@@ -318,6 +318,9 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	mc_attr_invalidate(d_inode(dentry));
 	mc_perm_invalidate(d_inode(dentry));
 	mc_copy_attr(d_inode(dentry));
+out:
+	if (ia->ia_valid & ATTR_SIZE)
+		mc_handles_allow(d_inode(dentry));
 	return err;
 }
 
@@ -744,12 +747,15 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	struct mc_child child;
 	int err;
 
-	/* Closed before the lower looks at how busy the file is. */
-	mc_handles_close(d_inode(dentry), true);
+	/*
+	 * Closed before the lower looks at how busy the file is, and none
+	 * kept by a close racing with us until the lower unlink is done.
+	 */
+	mc_handles_forbid(d_inode(dentry));
 	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
-		return err;
+		goto out_allow;
 	err = mc_lock_child(lower_dir, dentry, MC_WANT_SAME, &child);
 	if (err)
 		goto out_drop_write;
@@ -800,6 +806,8 @@ out_unlock:
 	mc_put_child(&child);
 out_drop_write:
 	mc_lower_drop_write(sbi);
+out_allow:
+	mc_handles_allow(d_inode(dentry));
 	return err;
 }
 
@@ -894,6 +902,7 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	struct dentry *lower_new_dir = mc_dentry_lower(new_dentry->d_parent);
 	struct mc_child old = { NULL, NULL }, new = { NULL, NULL };
 	struct dentry *held = NULL;
+	struct inode *target;
 	struct dentry *trap;
 	int err;
 
@@ -903,17 +912,17 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	 * with open files in it).
 	 */
 	if (d_is_dir(old_dentry) ||
-	    (d_really_is_positive(new_dentry) && d_is_dir(new_dentry))) {
+	    (d_really_is_positive(new_dentry) && d_is_dir(new_dentry)))
 		mc_handles_flush(sbi);
-	} else {
-		mc_handles_close(d_inode(old_dentry), true);
-		if (d_really_is_positive(new_dentry))
-			mc_handles_close(d_inode(new_dentry), true);
-	}
+	/* Files: closed, and none kept again until the lower rename is done. */
+	target = d_inode(new_dentry);
+	mc_handles_forbid(d_inode(old_dentry));
+	if (target)
+		mc_handles_forbid(target);
 	mc_lower_puts_drain(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
-		return err;
+		goto out_allow;
 
 	trap = lock_rename(lower_old_dir, lower_new_dir);
 	err = mc_get_child(lower_old_dir, old_dentry, MC_WANT_SAME, &old);
@@ -957,6 +966,10 @@ out_unlock:
 	mc_put_child(&new);
 	mc_put_child(&old);
 	mc_lower_drop_write(sbi);
+out_allow:
+	if (target)
+		mc_handles_allow(target);
+	mc_handles_allow(d_inode(old_dentry));
 	return err;
 }
 

@@ -396,6 +396,8 @@ struct mc_inode_info {
 
 	/* mc_handle::inode_node, under mc_sb_info::handle_lock (handle.c) */
 	struct list_head handles;
+	/* Operations during which no handle is kept (handle.c), same lock */
+	unsigned int handles_forbidden;
 
 	struct inode vfs_inode;
 };
@@ -672,6 +674,8 @@ extern struct kmem_cache *mc_dentry_cachep;
 struct file *mc_handle_get(struct file *file);
 bool mc_handle_put(struct file *file, struct file *lower);
 void mc_handles_close(struct inode *inode, bool wait);
+void mc_handles_forbid(struct inode *inode);
+void mc_handles_allow(struct inode *inode);
 int mc_handles_flush(struct mc_sb_info *sbi);
 void mc_handles_retune(struct mc_sb_info *sbi);
 int mc_handles_init(struct mc_sb_info *sbi);
