@@ -215,6 +215,7 @@ static struct inode *mc_alloc_inode(struct super_block *sb)
 		return NULL;
 	mi->lower = NULL;
 	INIT_LIST_HEAD(&mi->handles);
+	mi->handles_forbidden = 0;
 	mc_inode_cache_init(mi);
 	return &mi->vfs_inode;
 }
