@@ -249,6 +249,31 @@ static bool mc_trim_locked(struct mc_sb_info *sbi, struct list_head *put)
 	return queued;
 }
 
+/*
+ * Make room for one more entry on list @c (ENTRY or NEG) before it is
+ * added, so that its counter never passes its limit, not even inside
+ * cache_lock: the counters are read without it (mc_cache_read()).  Found
+ * by tests/reliability/mempressure, whose sampler saw max_neg + 1.
+ * mc_trim_locked() after the addition still applies the limit on
+ * entries + listing entries.
+ * Return: true if dentries were queued for mc_dispose().
+ */
+static bool mc_room_locked(struct mc_sb_info *sbi, enum mc_cache c)
+{
+	u32 max = c == MC_CACHE_NEG ? mc_max_neg(sbi) : mc_max_entries(sbi);
+	struct list_head *lru = &sbi->lru[c];
+	bool queued = false;
+
+	lockdep_assert_held(&sbi->cache_lock);
+
+	while (sbi->nr[c] && sbi->nr[c] >= max && !list_empty(lru)) {
+		queued |= mc_entry_evict_locked(sbi,
+				list_first_entry(lru, struct mc_dentry, node));
+		mc_count_evicted(sbi, c);
+	}
+	return queued;
+}
+
 /* After mc_trim_locked() and friends, with cache_lock released. */
 static void mc_trim_done(struct mc_sb_info *sbi, bool queued,
 			 struct list_head *put)
@@ -293,18 +318,20 @@ void mc_entry_set(struct dentry *dentry, u8 state)
 		spin_unlock(&sbi->cache_lock);
 		return;
 	}
+	queued = false;
 	if (mcd->state == state) {
 		WRITE_ONCE(mcd->deadline, mc_deadline(ttl));
 		list_move_tail(&mcd->node, &sbi->lru[c]);
 	} else {
 		mc_entry_unlist(sbi, mcd);
+		queued = mc_room_locked(sbi, c);
 		WRITE_ONCE(mcd->deadline, mc_deadline(ttl));
 		list_add_tail(&mcd->node, &sbi->lru[c]);
 		sbi->nr[c]++;
 		/* Publishes @deadline with @state to RCU-walk. */
 		mc_dstate_set(mcd, state);
 	}
-	queued = mc_trim_locked(sbi, &put);
+	queued |= mc_trim_locked(sbi, &put);
 	spin_unlock(&sbi->cache_lock);
 	mc_trim_done(sbi, queued, &put);
 }
