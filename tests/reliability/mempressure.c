@@ -9,17 +9,18 @@
  *    past max_entries / max_neg (remounted small) while a fifth samples
  *    the counters: no sample ever shows more than the limit;
  *  - shrinker_under_hog: the caches hold MC_MP_FILES positive and as many
- *    negative entries (default 20000 on tmpfs, 1000 on a network lower);
+ *    negative entries (default 10000 on tmpfs, 1000 on a network lower);
  *    a memory hog then takes what the guest has available (MemAvailable
  *    less 48 MiB, and on until MemAvailable is under 64 MiB; oom_score_adj
  *    1000 so that an OOM kill would take the hog, and be seen): the hog
  *    gets its memory, nothing is OOM-killed (/proc/vmstat oom_kill), and
- *    the caches gave memory back (fewer entries: metacache's shrinker
- *    evicts negative entries and listings; unused positive dentries also
- *    go to the VFS's own dcache shrinker; asserted only for 10000 entries
- *    or more, see below).  Then the mount still answers correctly.
+ *    the mount still answers correctly.  Whether the caches gave memory
+ *    back is printed, not asserted (see below): drop_caches asserts that
+ *    the shrinkers work.
  *  - drop_caches: "echo 2 > drop_caches" runs every shrinker: the caches
- *    shrink.
+ *    give back at least half of their entries (metacache's shrinker the
+ *    negative ones and listings, the VFS's dcache shrinker the unused
+ *    positive dentries).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -211,7 +212,7 @@ MCT_TEST(shrinker_under_hog)
 	const char *fs = mc_env("MC_FSTYPE");
 	/* A network lower creates slowly under emulation: fewer there. */
 	int n = mc_env("MC_MP_FILES") ? atoi(getenv("MC_MP_FILES")) :
-		fs && strcmp(fs, "tmpfs") ? 1000 : 20000;
+		fs && strcmp(fs, "tmpfs") ? 1000 : 10000;
 	long avail, oom0, oom1, got = -1;
 	char base[PATH_MAX], opts[128], p[PATH_MAX + 16];
 	struct mcs a, b;
@@ -284,21 +285,17 @@ MCT_TEST(shrinker_under_hog)
 	MCT_EXPECT(got >= avail / 1024 - 48 - 16, "the hog got only %ld MiB of %ld", got,
 		   avail / 1024 - 48);
 	/*
-	 * Reclaim scans each shrinker in proportion to its size: a few
-	 * thousand entries (a few MiB) may never be reached before the page
-	 * cache satisfies the hog.  Measured: 20000+20000 on tmpfs lost half;
-	 * 3000+3000 on nfs lost none, while drop_caches empties both.
+	 * Not asserted: whether reclaim reaches the caches before the page
+	 * cache and free memory satisfy the hog depends on what else the
+	 * kernel holds.  Measured in one boot: 20000+20000 entries on tmpfs
+	 * lost half; in another (the test first in its boot) none, nor did
+	 * 3000+3000 on nfs.  drop_caches (below) runs every shrinker and is
+	 * asserted.
 	 */
-	if (n < 10000)
-		mct_diag("(%d entries: too few for reclaim to reach, not asserted)", 2 * n);
-	else
-		MCT_EXPECT(b.cache[MCS_ENTRY].entries + b.cache[MCS_NEG].entries <
-			   a.cache[MCS_ENTRY].entries + a.cache[MCS_NEG].entries,
-			   "the caches gave nothing back under memory pressure (%llu+%llu entries before, %llu+%llu after)",
-			   (unsigned long long)a.cache[MCS_ENTRY].entries,
-			   (unsigned long long)a.cache[MCS_NEG].entries,
-			   (unsigned long long)b.cache[MCS_ENTRY].entries,
-			   (unsigned long long)b.cache[MCS_NEG].entries);
+	mct_diag("the caches %s under the hog",
+		 b.cache[MCS_ENTRY].entries + b.cache[MCS_NEG].entries <
+		 a.cache[MCS_ENTRY].entries + a.cache[MCS_NEG].entries ?
+		 "gave memory back" : "were not reached by reclaim");
 	/* Still correct: a file and a missing name. */
 	snprintf(p, sizeof(p), "%s/f0.%d", base, n - 1);
 	MCT_EXPECT(lstat(p, &st) == 0, "lstat %s after the hog: %s", p, strerror(errno));
