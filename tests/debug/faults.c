@@ -295,6 +295,34 @@ static void listing(const char *dir, char *out, size_t len)
 	}
 }
 
+static int rm_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	char p[4096];
+	int ret = 0;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+		if (rm_tree(p))
+			ret = -1;
+	}
+	closedir(d);
+	if (rmdir(path))
+		ret = -1;
+	return ret;
+}
+
 /* What fails: FAILSLAB on metacache's caches or on the workload task, or
  * metacache's own injection point on every lower call (fault.c). */
 enum fkind { F_CACHES, F_TASK, F_LOWER };
@@ -359,7 +387,7 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 	snprintf(ubase, sizeof(ubase), "%s/faults-%s", up, tag);
 	snprintf(lbase, sizeof(lbase), "%s/faults-%s", lo, tag);
 	snprintf(sbase, sizeof(sbase), "%s/faults-%s", srv ? srv : lo, tag);
-	mc_rm_tree(ubase);
+	rm_tree(ubase);
 	MCT_ASSERT(mkdir(ubase, 0755) == 0, "mkdir %s: %s", ubase, strerror(errno));
 	for (i = 0; i < 2; i++) {
 		snprintf(u, sizeof(u), "%s/d%d", ubase, i);
@@ -493,7 +521,7 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 	if (!bad)
 		mct_diag("stack and lower agree on all %d names and %d listings", NFILES + NDIRS,
 			 NDIRS + 1);
-	MCT_EXPECT(mc_rm_tree(ubase) == 0, "removing %s through the stack: %s", ubase,
+	MCT_EXPECT(rm_tree(ubase) == 0, "removing %s through the stack: %s", ubase,
 		   strerror(errno));
 	MCT_EXPECT(state_of(ubase).exists == 0, "%s still there after removal", ubase);
 	munmap(r, sizeof(*r));
@@ -538,7 +566,7 @@ static void targeted_setup(char *ubase, char *lbase, size_t len, const char *tag
 	lower_fault_open(up);
 	snprintf(ubase, len, "%s/faults-%s", up, tag);
 	snprintf(lbase, len, "%s/faults-%s", lo, tag);
-	mc_rm_tree(ubase);
+	rm_tree(ubase);
 	MCT_ASSERT(mkdir(ubase, 0755) == 0, "mkdir %s: %s", ubase, strerror(errno));
 }
 
@@ -583,7 +611,7 @@ MCT_TEST(failed_lookup_not_negative)
 	MCT_EXPECT(lstat(u, &st) == 0,
 		   "a name created on the lower after a failed lookup: lstat through the stack: %s (a failed lookup was cached as negative)",
 		   strerror(errno));
-	MCT_EXPECT(mc_rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
 }
 
 MCT_TEST(failed_readdir_not_cached)
@@ -621,7 +649,7 @@ MCT_TEST(failed_readdir_not_cached)
 	listing(lb, ll, sizeof(ll));
 	MCT_EXPECT(!strcmp(ul, ll), "listing after a failed readdir: the stack has [%s], the lower [%s]",
 		   ul, ll);
-	MCT_EXPECT(mc_rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
 }
 
 MCT_TEST(failed_open_and_create)
@@ -682,7 +710,7 @@ MCT_TEST(failed_open_and_create)
 			   ret ? strerror(-ret) : "exists", err ? strerror(-err) : "exists");
 	}
 	MCT_EXPECT(lstat(u, &su) == 0, "the rename source after a failed rename: %s", strerror(errno));
-	MCT_EXPECT(mc_rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
 }
 
 MCT_TEST(control_file)

@@ -1,20 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mcutil.h - helpers shared by metacache's C tests: the test bed
- * environment, module loading, the kernel log, removing a tree and
- * finding metacachectl.
+ * environment, module loading and the kernel log.
  */
 #ifndef MCUTIL_H
 #define MCUTIL_H
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -120,68 +116,6 @@ static inline const char *mc_kmsg_read(int fd, int *prio, char *buf,
 	text = text ? text + 1 : buf;
 	text[strcspn(text, "\n")] = 0;
 	return text;
-}
-
-/* Remove @path and everything under it: 0, or -1 with errno of a failure. */
-static inline int mc_rm_tree(const char *path)
-{
-	struct stat st;
-	struct dirent *e;
-	char p[PATH_MAX];
-	int ret = 0;
-	DIR *d;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if ((size_t)snprintf(p, sizeof(p), "%s/%s", path,
-				     e->d_name) >= sizeof(p)) {
-			errno = ENAMETOOLONG;
-			ret = -1;
-			continue;
-		}
-		if (mc_rm_tree(p))
-			ret = -1;
-	}
-	closedir(d);
-	if (rmdir(path))
-		ret = -1;
-	return ret;
-}
-
-/*
- * Find tools/metacachectl/metacachectl: $MC_REPO/..., else ../../ from the
- * test program, else relative to the working directory.  0, or -1 (@tool
- * then names the last place tried).
- */
-static inline int mc_find_ctl(char *tool, size_t len)
-{
-	const char *repo = mc_env("MC_REPO");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (repo) {
-		snprintf(tool, len, "%s/tools/metacachectl/metacachectl", repo);
-		return access(tool, X_OK) ? -1 : 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		*strrchr(self, '/') = 0;
-		snprintf(tool, len, "%.3000s/../../tools/metacachectl/metacachectl",
-			 self);
-		if (!access(tool, X_OK))
-			return 0;
-	}
-	snprintf(tool, len, "tools/metacachectl/metacachectl");
-	return access(tool, X_OK) ? -1 : 0;
 }
 
 #endif /* MCUTIL_H */
