@@ -1218,10 +1218,16 @@ int mc_lower_flush(struct mc_sb_info *sbi, struct file *lower, fl_owner_t id)
 	u64 start = mc_op_begin();
 	int err;
 
-	/* An injected fault skips the lower's flush, never the unlock. */
-	err = mc_fault(sbi, MC_OP_OTHER);
-	if (!err && lower->f_op->flush)
-		err = lower->f_op->flush(lower, id);
+	/*
+	 * An injected fault replaces the result of the lower's flush, which
+	 * still runs: close(2) closes whatever it returns, so a failed flush
+	 * is a write-back error reported at close, not a close that never
+	 * wrote back.  Skipping it left dirty NFS pages whose requests hold
+	 * the lower dentry, and the next unlink found it busy and
+	 * silly-renamed it (tests/debug/faults lower_calls).
+	 */
+	err = lower->f_op->flush ? lower->f_op->flush(lower, id) : 0;
+	err = mc_fault(sbi, MC_OP_OTHER) ?: err;
 	locks_remove_posix(lower, id);
 	mc_op_end(sbi, MC_OP_OTHER, start);
 	return err;
