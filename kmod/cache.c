@@ -182,6 +182,31 @@ static void mc_cache_work(struct work_struct *work)
 	mc_dispose(sbi);
 }
 
+/**
+ * mc_lower_quiesce() - let go of every lower dentry we no longer need, and
+ * wait until it is let go of
+ * @sbi: the mount
+ *
+ * For unlink and rename, before the lower one: a lower dentry still held
+ * by something of ours other than the dentry being unlinked looks busy,
+ * and NFS silly-renames it (a .nfsXXXX file left in the directory).
+ * Besides the deferred puts, an evicted upper dentry waiting on ->dispose
+ * still holds its lower dentry, which a new upper dentry of the same name
+ * shares; and the cache worker may have taken either list a moment ago
+ * and not be done with it.  Found by tests/debug/faults lower_calls on
+ * nfs, where the caches evict at every injected failure.
+ *
+ * Context: process context, may sleep; not from sbi->work itself.
+ */
+void mc_lower_quiesce(struct mc_sb_info *sbi)
+{
+	mc_lower_puts_drain(sbi);
+	mc_dispose(sbi);
+	flush_work(&sbi->work);
+	/* What the dentries just freed let go of. */
+	mc_lower_puts_drain(sbi);
+}
+
 /* Listings */
 
 /* Drop @snap from its directory; the directory's reference goes to @put. */

@@ -752,7 +752,7 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	 * kept by a close racing with us until the lower unlink is done.
 	 */
 	mc_handles_forbid(d_inode(dentry));
-	mc_lower_puts_drain(sbi);
+	mc_lower_quiesce(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
 		goto out_allow;
@@ -919,7 +919,7 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	mc_handles_forbid(d_inode(old_dentry));
 	if (target)
 		mc_handles_forbid(target);
-	mc_lower_puts_drain(sbi);
+	mc_lower_quiesce(sbi);
 	err = mc_lower_want_write(sbi);
 	if (err)
 		goto out_allow;

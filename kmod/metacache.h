@@ -695,6 +695,7 @@ void mc_cache_read(const struct mc_sb_info *sbi, enum mc_cache c,
 		   unsigned long *bytes);
 bool mc_lower_put_defer(struct mc_sb_info *sbi, struct dentry *lower);
 void mc_lower_puts_drain(struct mc_sb_info *sbi);
+void mc_lower_quiesce(struct mc_sb_info *sbi);
 void mc_entry_set(struct dentry *dentry, u8 state);
 void mc_entry_clear(struct dentry *dentry);
 bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,

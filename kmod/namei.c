@@ -46,9 +46,10 @@
  * directory, and their children need the lower parent), so do the root and
  * negative dentries; a negative dentry whose lower dentry died (the rmdir
  * of a directory we still hold) is detached the same way, and revalidated
- * by a fresh lower lookup once expired.  Namespace operations first drain
- * the deferred puts (mc_lower_puts_drain()), so that a lower dentry we let
- * go of does not look busy to their own lower unlink or rename.
+ * by a fresh lower lookup once expired.  Unlink and rename first drain the
+ * deferred puts and the evicted dentries and wait for the cache worker
+ * (mc_lower_quiesce()), so that a lower dentry we let go of does not look
+ * busy to their own lower unlink or rename.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
