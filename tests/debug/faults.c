@@ -454,7 +454,10 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 			fi_set("ignore-gfp-highmem", "N");
 			fi_set("min-order", "0");
 		}
-		if (cache_filter) {
+		if (kind == F_PAGES) {
+			/* fail_page_alloc has no cache-filter. */
+			fi_set("task-filter", "Y");
+		} else if (cache_filter) {
 			long f1 = rd_long("/sys/kernel/slab/metacache_inode/failslab");
 			long f2 = rd_long("/sys/kernel/slab/mc_dentry/failslab");
 
@@ -484,11 +487,13 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 		}
 		waitpid(pid, &status, 0);
 		fi_off();
-		left = rd_long(FI "/times");
+		snprintf(buf, sizeof(buf), "%s/times", fi);
+		left = rd_long(buf);
 		injected = left >= 0 ? TIMES - left : -1;
 		fi_set("times", "1");
 		fi_set("task-filter", "N");
-		fi_set("cache-filter", "N");
+		if (kind != F_PAGES)
+			fi_set("cache-filter", "N");
 	}
 
 	MCT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
