@@ -14,7 +14,7 @@
 #   make deps          install what a Debian 12 machine needs (root)
 #   make bench         metacache against the lower clients and the peers
 #                      (mergerfs, rclone) in the QEMU test bed, one boot,
-#                      report in build/vm/bench-<time>/bench.md
+#                      report in results/<date-time>/report.md
 #                      (Documentation/benchmark.md); QUICK=1: tiny sizes,
 #                      one run, a few minutes; RTT=2ms: added round-trip
 #                      delay between clients and servers (netem)
@@ -78,13 +78,16 @@ deps:
 RTT ?=
 QUICK ?=
 BENCH_ENV ?=
+BENCH_RESULTS ?= results
 BENCH_QUICK_ENV := --env MC_BENCH_RUNS=1 --env MC_BENCH_TREE=50 --env MC_BENCH_PROJ=2 \
-	--env MC_BENCH_TAR=10 --env MC_BENCH_MD_NFS=20 --env MC_BENCH_MD_CIFS=10
+	--env MC_BENCH_TAR=10 --env MC_BENCH_MD_NFS=20 --env MC_BENCH_MD_CIFS=10 \
+	--env MC_BENCH_GEN_FILES=20 --env MC_BENCH_GEN_OPS=40
 bench: all
 	@echo "$(RTT)" | grep -Eq '^([0-9]+(ms|us))?$$' || { echo "make bench: RTT=$(RTT): want e.g. RTT=2ms or RTT=500us" >&2; exit 2; }
 	tests/vm/run --name bench --timeout 3600 $(if $(RTT),--env MC_BENCH_RTT=$(RTT)) \
 		--env "MC_BENCH_HOST=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores, $$(awk '/MemTotal/ { printf "%d GiB", $$2 / 1048576 }' /proc/meminfo), load $$(cut -d' ' -f1-3 /proc/loadavg) at start, $$(cat build/vm/accel 2>/dev/null || echo tcg)" \
 		$(if $(QUICK),$(BENCH_QUICK_ENV)) $(BENCH_ENV) tests/bench/bench_job.sh
+	tests/bench/publish.sh build/vm/bench-latest $(BENCH_RESULTS)
 
 clean:
 	$(MAKE) -C kmod KDIR=$(KDIR) clean

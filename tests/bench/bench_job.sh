@@ -36,6 +36,9 @@
 #   MC_BENCH_PROJ        .c files in the C project (4)
 #   MC_BENCH_TAR         files in the tarball (50)
 #   MC_BENCH_MD_NFS, MC_BENCH_MD_CIFS   mdbench files (100, 40)
+#   MC_BENCH_GEN_FILES, MC_BENCH_GEN_OPS   the in-kernel generator's
+#                        files (mdtest, mixed) and operations (mixed, data)
+#                        (100, 200)
 #   MC_BENCH_WORKLOADS   peerbench.sh workloads (all)
 #   MC_BENCH_RTT         added round-trip delay between the clients and the
 #                        servers, e.g. 2ms (mc_rtt in tests/vm/guest-lib.sh:
@@ -55,6 +58,8 @@ n_proj=${MC_BENCH_PROJ:-4}
 n_tar=${MC_BENCH_TAR:-50}
 md_nfs=${MC_BENCH_MD_NFS:-100}
 md_cifs=${MC_BENCH_MD_CIFS:-40}
+gen_files=${MC_BENCH_GEN_FILES:-100}
+gen_ops=${MC_BENCH_GEN_OPS:-200}
 workloads=${MC_BENCH_WORKLOADS:-}
 rtt=${MC_BENCH_RTT:-}
 out=${MC_RESULTS:-/tmp}
@@ -192,6 +197,7 @@ for fs in $lowers; do
 	mc_stage "setup-$fs"
 	"$pb" --lower "$fs" "${cfgs[@]}" --tarball /tmp/bench.tar --runs "$runs" \
 		--budget "$budget" --md-files "$md" --tsv "$tsv" \
+		--gen-files "$gen_files" --gen-ops "$gen_ops" --ctl "$PWD/tools/metacachectl/metacachectl" \
 		${workloads:+--workloads "$workloads"} ${rc_hook:+--cold-hook "$rc_hook"}
 	mc_stage "bench-$fs"
 	echo "seconds_$fs	$(awk -v s="$(grep "^bench-$fs " "$MC_RESULTS/timings.txt" | cut -d' ' -f2)" \

@@ -76,6 +76,7 @@ def gnuplot_terminal(gp):
     """pngcairo if this gnuplot has it, else png (libgd); None if neither."""
     try:
         r = subprocess.run([gp, "-e", "set terminal"], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL,
                            timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, "gnuplot failed to run: %s" % e
@@ -133,6 +134,7 @@ def bar_plot(d, term, name, title, ylabel, rows, cfgs, logy=True, hline=None):
     # Generous timeouts: under the test bed's software emulation a gnuplot
     # start is seconds, not milliseconds.
     r = subprocess.run(["gnuplot", name + ".gp"], cwd=d, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL,
                        timeout=300)
     png = os.path.join(d, name + ".png")
     if r.returncode != 0 or not os.path.exists(png):
@@ -169,7 +171,8 @@ def make_plots(out, d, md_dir):
     for lower, J in out["lowers"].items():
         cfgs = J["configs"]
         wls = J["workloads"]
-        md_wl = [w for w in wls if wls[w].get("unit") == "us/op"]
+        md_wl = [w for w in wls if wls[w].get("unit") == "us/op" and not w.startswith("gen_")]
+        gen_wl = [w for w in wls if wls[w].get("unit") == "us/op" and w.startswith("gen_")]
         prog_wl = [w for w in wls if wls[w].get("unit") == "s"]
 
         def rows(wlist, f):
@@ -218,6 +221,19 @@ def make_plots(out, d, md_dir):
                 rows(md_wl, lambda x: x), cfgs),
                 "mdbench: mean latency per operation (the TSV keeps mdbench's mean "
                 "per phase, not its p50/p99)"))
+        if gen_wl:
+            plots.append((bar_plot(
+                d, term, "%s-generator-ops" % lower,
+                "%s: the in-kernel generator, operations per second per operation type" % lower,
+                "ops/s (1e6 / mean us per op; log scale)",
+                rows(gen_wl, lambda x: 1e6 / x), cfgs),
+                "the in-kernel generator (gen_<workload>_<op>): operations per second"))
+            plots.append((bar_plot(
+                d, term, "%s-generator-latency" % lower,
+                "%s: the in-kernel generator, mean latency per operation" % lower,
+                "mean us per operation (log scale)",
+                rows(gen_wl, lambda x: x), cfgs),
+                "the in-kernel generator: mean latency per operation (p99 in bench.tsv)"))
         if plots:
             md += ["### %s" % lower, ""]
             for png, what in plots:

@@ -20,7 +20,7 @@
 #   tests/bench/peerbench.sh --lower NAME --config NAME=PATH [--config ...]
 #       [--base REL] [--tarball FILE] [--runs R] [--budget SECS]
 #       [--workloads LIST] [--md-files N] [--tsv FILE] [--cold-hook CMD]
-#       [--deadline SECS]
+#       [--deadline SECS] [--gen-files N] [--gen-ops N] [--ctl PATH]
 #       measures.  Each PATH is the root of one configuration (e.g. the
 #       share mounted with default options, the same share tuned, metacache
 #       over it, a tmpfs); PATH/REL (REL defaults to "mcbench") must hold the
@@ -55,10 +55,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 
-WORKLOADS="mdbench git_status find_ls ls_lR du_s tar_x rm_rf make_j2 make_noop"
+WORKLOADS="mdbench gen git_status find_ls ls_lR du_s tar_x rm_rf make_j2 make_noop"
 
 lower= base=mcbench tarball= runs=3 budget=0 deadline= md_files=200 tsv=/dev/stdout
 cold_hook= fixtures= mktar= tree_files=1000 proj_files=30 tar_files=200
+gen_files=100 gen_ops=200 ctl=
 workloads=$WORKLOADS
 cfg_names=() cfg_paths=()
 
@@ -81,6 +82,9 @@ while [ $# -gt 0 ]; do
 	--tree-files) tree_files=$2; shift 2 ;;
 	--proj-files) proj_files=$2; shift 2 ;;
 	--tar-files) tar_files=$2; shift 2 ;;
+	--gen-files) gen_files=$2; shift 2 ;;
+	--gen-ops) gen_ops=$2; shift 2 ;;
+	--ctl) ctl=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "peerbench: unknown argument $1" >&2; usage ;;
 	esac
@@ -262,6 +266,50 @@ wl_mdbench() {
 	rm -f "$t"
 }
 
+# The in-kernel generator (Documentation/generator.md) on the configuration:
+# `metacachectl bench run` of its mdtest phases (--gen-files files), its
+# mixed metadata workload, 4 KiB random read/write and 64 KiB sequential
+# reads (--gen-ops operations each) in the scratch directory.  One row per
+# operation type: gen_<workload>_<op>, mean microseconds, p99 and ops/s in
+# the note.  Needs the metacache module loaded (the generator lives in it)
+# and root (starting a job needs CAP_SYS_ADMIN); --ctl names metacachectl.
+gen_ctl() {
+	local c
+	for c in "$ctl" "$here/../../tools/metacachectl/metacachectl" "$(command -v metacachectl)"; do
+		[ -n "$c" ] && [ -x "$c" ] && { echo "$c"; return 0; }
+	done
+	return 1
+}
+
+wl_gen() {
+	local c spec name j
+	if ! c=$(gen_ctl) || ! grep -qw metacache /proc/filesystems || [ $is_root = 0 ]; then
+		row gen_mdtest us - notrun "needs root, metacachectl and the metacache module"
+		return 0
+	fi
+	for spec in "mdtest -n $gen_files" "mixed -n $gen_files -o $gen_ops" \
+		    "randrw -n 2 -s 1M -o $gen_ops" "seqread -n 2 -s 1M -o $gen_ops"; do
+		name=${spec%% *}
+		progress "gen_$name"
+		# shellcheck disable=SC2086
+		if ! j=$("$c" -j bench run "$c_scratch" $spec -q 2>"$errlog"); then
+			row "gen_$name" us - fail "$(head -c 200 "$errlog" | tr '\t\n' '  ')"
+			continue
+		fi
+		python3 -c '
+import json, sys
+for r in json.loads(sys.argv[2])["results"]:
+    if r["op"] in ("tree-create", "tree-remove") or not r["ops"]:
+        continue
+    l = r["lat_ns"]
+    print("gen_%s_%s\t%.2f\tp99 %.1f us, %.1f ops/s" % (sys.argv[1], r["op"], l["mean"] / 1e3,
+          l["p99"] / 1e3, r["ops_per_s"]))
+' "$name" "$j" | while IFS=$'\t' read -r w v note; do
+			row "$w" us "$v" ok "$note"
+		done
+	done
+}
+
 wl_git_status() {
 	measure git_status_cold --cold --in "$c_dir/tree" git --no-optional-locks status --porcelain
 	measure git_status --in "$c_dir/tree" git --no-optional-locks status --porcelain
@@ -322,7 +370,8 @@ ncfg=${#cfg_names[@]}
 # Progress total: one step per measure call (cold+warm pairs count 2).
 steps=0
 for w in $workloads; do
-	case $w in git_status|find_ls|du_s) steps=$((steps + 2)) ;; *) steps=$((steps + 1)) ;; esac
+	case $w in git_status|find_ls|du_s) steps=$((steps + 2)) ;; gen) steps=$((steps + 4)) ;;
+	*) steps=$((steps + 1)) ;; esac
 done
 n_total=$((steps * ncfg * runs))
 

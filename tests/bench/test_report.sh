@@ -97,6 +97,29 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 sys.exit(0 if len(j["plots"]["files"]) == 8 else 1)' "$tmp/out/bench.json"
 
+# --- publish.sh: results/<date-time>/ and the headline -----------------------
+run=$tmp/bench-20261130-120301
+mkdir "$run"
+cp -r "$tmp/out/bench.md" "$tmp/out/bench.json" "$tmp/out/plots" "$run/"
+cp "$fixture" "$run/bench.tsv"
+printf 'date\t2026-11-30 12:03 UTC\n' > "$run/bench-meta.txt"
+got=$("$here/publish.sh" "$run" "$tmp/results" 2> "$tmp/err")
+rc=$?
+check "publish.sh exits 0 (has $rc: $(cat "$tmp/err"))" [ $rc = 0 ]
+pub=$tmp/results/2026-11-30-1203
+check "publish.sh prints $pub/report.md (has $got)" [ "$got" = "$pub/report.md" ]
+for f in report.md report.json bench.tsv meta.txt headline.md plots/nfs-mdbench-ops.png; do
+	check "published $f" [ -s "$pub/$f" ]
+done
+check "report.md's plot links resolve" sh -c 'cd "$1" && for l in $(grep -o "(plots/[^)]*)" report.md | tr -d "()"); do [ -f "$l" ] || exit 1; done' - "$pub"
+# headline.md: the fixture's nfs md_stat: default 123.59 us -> "124",
+# metacache with 60 s TTLs 840.58 -> "841"; 60 s vs default 123.59 / 840.58.
+check "headline.md: the nfs table header" grep -q '^nfs | default | best peer | metacache | metacache 60 s | tmpfs' "$pub/headline.md"
+check "headline.md: nfs stat row from the fixture" grep -qF 'stat, warm (us/op) | 124 | 166 (rclone) | 1066 | 841 | 90.1 | 0.15x | 0.2x' "$pub/headline.md"
+check "headline.md: a cifs table" grep -q '^cifs | default' "$pub/headline.md"
+"$here/publish.sh" "$tmp/out2-missing" "$tmp/results" > /dev/null 2>&1
+check "publish.sh of a directory without a report fails" [ $? != 0 ]
+
 # --- without gnuplot -------------------------------------------------------
 # A PATH with only the python interpreter (its real path: python3 may be
 # a wrapper script such as a pyenv shim that needs a full PATH).
