@@ -185,14 +185,24 @@ def make_plots(out, d, md_dir):
                 r.append((w, v))
             return r
 
-        plots = []
-        if md_wl:
-            plots.append((bar_plot(
-                d, term, "%s-mdbench-ops" % lower,
-                "%s: mdbench, operations per second per phase" % lower,
-                "ops/s (1e6 / mean us per op; log scale)",
-                rows(md_wl, lambda x: 1e6 / x), cfgs),
-                "mdbench: operations per second per phase and configuration"))
+        # Per-operation figures (mean us per op): ops/s and mean latency.
+        def per_op(key, title, wlist, latency_note):
+            if not wlist:
+                return []
+            return [(bar_plot(d, term, "%s-%s-ops" % (lower, key),
+                              "%s: %s, operations per second per operation" % (lower, title),
+                              "ops/s (1e6 / mean us per op; log scale)",
+                              rows(wlist, lambda x: 1e6 / x), cfgs),
+                     "%s: operations per second per operation and configuration" % title),
+                    (bar_plot(d, term, "%s-%s-latency" % (lower, key),
+                              "%s: %s, mean latency per operation" % (lower, title),
+                              "mean us per operation (log scale)",
+                              rows(wlist, lambda x: x), cfgs),
+                     "%s: mean latency per operation (%s)" % (title, latency_note))]
+
+        md_plots = per_op("mdbench", "mdbench", md_wl,
+                          "the TSV keeps mdbench's mean per phase, not its p50/p99")
+        plots = md_plots[:1]
         if prog_wl:
             plots.append((bar_plot(
                 d, term, "%s-programs-rate" % lower,
@@ -212,28 +222,9 @@ def make_plots(out, d, md_dir):
                     "time / time(default) (per run; log scale)",
                     rr, [c for c in cfgs if c != "default"], hline=1),
                     "whole-program workloads: time relative to the lower with default options"))
-        if md_wl:
-            plots.append((bar_plot(
-                d, term, "%s-mdbench-latency" % lower,
-                "%s: mdbench, mean latency per operation (mean per run; the TSV has "
-                "no percentiles)" % lower,
-                "mean us per operation (log scale)",
-                rows(md_wl, lambda x: x), cfgs),
-                "mdbench: mean latency per operation (the TSV keeps mdbench's mean "
-                "per phase, not its p50/p99)"))
-        if gen_wl:
-            plots.append((bar_plot(
-                d, term, "%s-generator-ops" % lower,
-                "%s: the in-kernel generator, operations per second per operation type" % lower,
-                "ops/s (1e6 / mean us per op; log scale)",
-                rows(gen_wl, lambda x: 1e6 / x), cfgs),
-                "the in-kernel generator (gen_<workload>_<op>): operations per second"))
-            plots.append((bar_plot(
-                d, term, "%s-generator-latency" % lower,
-                "%s: the in-kernel generator, mean latency per operation" % lower,
-                "mean us per operation (log scale)",
-                rows(gen_wl, lambda x: x), cfgs),
-                "the in-kernel generator: mean latency per operation (p99 in bench.tsv)"))
+        plots += md_plots[1:]
+        plots += per_op("generator", "the in-kernel generator (gen_<workload>_<op>)", gen_wl,
+                        "p99 and ops/s in bench.tsv's notes")
         if plots:
             md += ["### %s" % lower, ""]
             for png, what in plots:
