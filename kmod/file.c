@@ -226,10 +226,23 @@ int mc_release(struct inode *inode, struct file *file)
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf = MC_F(file);
 
-	if (mcf->lower && !mc_handle_put(file, mcf->lower))
-		mc_lower_release(sbi, mcf->lower);
-	else
+	/*
+	 * A task's last fput() of the lower file runs before it returns to
+	 * user space, as the upper one did.  A kernel thread's (the I/O
+	 * generator, the delayed fput worker) would be deferred to a work
+	 * item: the lower would close after the upper close returned, its
+	 * cost missing from what the generator times and its CLOSE racing
+	 * with the thread's next calls.  Close it now, as the lower's own
+	 * kernel-thread users do.
+	 */
+	if (mcf->lower && !mc_handle_put(file, mcf->lower)) {
+		if (current->flags & PF_KTHREAD)
+			mc_lower_release_sync(sbi, mcf->lower);
+		else
+			mc_lower_release(sbi, mcf->lower);
+	} else {
 		mc_served(sbi, MC_OP_RELEASE, start);
+	}
 	if (mcf->snap)
 		mc_dirsnap_put(mcf->snap);
 	/* The lower flushed at close: its size and times may have moved. */
