@@ -34,26 +34,7 @@ static struct run R;
 
 static inline int find_tool(void)
 {
-	const char *repo = mc_env("MC_REPO");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (repo) {
-		snprintf(tool, sizeof(tool), "%s/tools/metacachectl/metacachectl",
-			 repo);
-		return access(tool, X_OK) ? -1 : 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		*strrchr(self, '/') = 0;
-		snprintf(tool, sizeof(tool),
-			 "%.3000s/../../tools/metacachectl/metacachectl", self);
-		if (!access(tool, X_OK))
-			return 0;
-	}
-	snprintf(tool, sizeof(tool), "tools/metacachectl/metacachectl");
-	return access(tool, X_OK) ? -1 : 0;
+	return mc_find_ctl(tool, sizeof(tool));
 }
 
 static inline void slurp(int fd, char *buf, size_t size)

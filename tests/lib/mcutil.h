@@ -118,4 +118,37 @@ static inline const char *mc_kmsg_read(int fd, int *prio, char *buf,
 	return text;
 }
 
+/*
+ * mc_find_ctl() - where tools/metacachectl/metacachectl is
+ * @buf: its path, out
+ * @len: size of @buf
+ *
+ * $MC_REPO/tools/metacachectl/metacachectl if MC_REPO is set; else
+ * ../../tools/metacachectl/metacachectl from the test program's own
+ * directory; else tools/metacachectl/metacachectl from the current one.
+ *
+ * Return: 0 if @buf names an executable, -1 if not.
+ */
+static inline int mc_find_ctl(char *buf, size_t len)
+{
+	const char *repo = mc_env("MC_REPO");
+	char self[4096];
+	ssize_t n;
+
+	if (repo) {
+		snprintf(buf, len, "%s/tools/metacachectl/metacachectl", repo);
+		return access(buf, X_OK) ? -1 : 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		*strrchr(self, '/') = 0;
+		snprintf(buf, len, "%.3000s/../../tools/metacachectl/metacachectl", self);
+		if (!access(buf, X_OK))
+			return 0;
+	}
+	snprintf(buf, len, "tools/metacachectl/metacachectl");
+	return access(buf, X_OK) ? -1 : 0;
+}
+
 #endif /* MCUTIL_H */

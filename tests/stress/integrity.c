@@ -84,28 +84,6 @@ static long env_long(const char *name, long def)
 	return v && atol(v) > 0 ? atol(v) : def;
 }
 
-static int find_tool(void)
-{
-	const char *repo = mc_env("MC_REPO");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (repo) {
-		snprintf(tool, sizeof(tool), "%s/tools/metacachectl/metacachectl", repo);
-		return access(tool, X_OK) ? -1 : 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		*strrchr(self, '/') = 0;
-		snprintf(tool, sizeof(tool), "%.3000s/../../tools/metacachectl/metacachectl", self);
-		if (!access(tool, X_OK))
-			return 0;
-	}
-	snprintf(tool, sizeof(tool), "tools/metacachectl/metacachectl");
-	return access(tool, X_OK) ? -1 : 0;
-}
-
 static int ctl_flush_handles(const char *upper)
 {
 	int status;
@@ -353,7 +331,7 @@ MCT_TEST(model)
 		MCT_SKIP("MC_UPPER/MC_LOWER not set: not on a metacache mount");
 	if (!lo2)
 		lo2 = lo;
-	if (find_tool())
+	if (mc_find_ctl(tool, sizeof(tool)))
 		MCT_SKIP("tools/metacachectl/metacachectl not built (MC_REPO)");
 	if (nfiles > MAXFILES)
 		nfiles = MAXFILES;

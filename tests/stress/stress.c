@@ -138,28 +138,6 @@ static void rnd_name(char *buf, size_t len, int kind)
 	snprintf(buf, len, "%s%s", pfx[rnd() % NPFX], base_names[b]);
 }
 
-static int find_tool(void)
-{
-	const char *repo = mc_env("MC_REPO");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (repo) {
-		snprintf(tool, sizeof(tool), "%s/tools/metacachectl/metacachectl", repo);
-		return access(tool, X_OK) ? -1 : 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		*strrchr(self, '/') = 0;
-		snprintf(tool, sizeof(tool), "%.3000s/../../tools/metacachectl/metacachectl", self);
-		if (!access(tool, X_OK))
-			return 0;
-	}
-	snprintf(tool, sizeof(tool), "tools/metacachectl/metacachectl");
-	return access(tool, X_OK) ? -1 : 0;
-}
-
 /* Run metacachectl with up to 6 arguments; its exit status (128+sig). */
 static int ctl(const char *a1, const char *a2, const char *a3, const char *a4,
 	       const char *a5, const char *a6)
@@ -661,7 +639,7 @@ MCT_TEST(stress)
 		up = lo;
 	} else if (geteuid()) {
 		MCT_SKIP("needs root (remount, umount, delete_module attempts)");
-	} else if (find_tool()) {
+	} else if (mc_find_ctl(tool, sizeof(tool))) {
 		MCT_SKIP("tools/metacachectl/metacachectl not built (MC_REPO)");
 	}
 	fstype = mc_env("MC_FSTYPE") ? getenv("MC_FSTYPE") : "";
