@@ -50,6 +50,13 @@ runs=$(grep -v '^[[:space:]]*\(#\|$\)' "$suite" | while read -r prog lowers mode
 done)
 total=$(echo "$runs" | grep -c .)
 
+# metacachectl where the unprivileged test user (65534) can run it: the
+# repository may be in a directory only root can enter (a mktemp -d clone).
+if [ -x tools/metacachectl/metacachectl ] && mkdir -p /tmp/mc-bin &&
+   cp tools/metacachectl/metacachectl /tmp/mc-bin/ && chmod 755 /tmp/mc-bin; then
+	export MC_CTL=/tmp/mc-bin/metacachectl
+fi
+
 out "TAP version 13"
 out "1..$total"
 n=0 pass=0 fail=0 skip=0

@@ -8,7 +8,7 @@
  *	EXPECT_JSON("show", "-j");
  *	js_num(R.out, "mounts.0.id") ...
  *
- * The tool: $MC_REPO/tools/metacachectl/metacachectl, else
+ * The tool: mc_find_ctl() (mcutil.h): $MC_CTL, $MC_REPO/tools/metacachectl/metacachectl, else
  * ../../tools/metacachectl/metacachectl from the test program.  Include
  * after mctest.h and mcutil.h.
  */

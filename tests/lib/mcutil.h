@@ -123,7 +123,10 @@ static inline const char *mc_kmsg_read(int fd, int *prio, char *buf,
  * @buf: its path, out
  * @len: size of @buf
  *
- * $MC_REPO/tools/metacachectl/metacachectl if MC_REPO is set; else
+ * $MC_CTL if set (tests/run_tests.sh copies the tool where an
+ * unprivileged user can run it: the repository may sit in a directory
+ * only root can enter); $MC_REPO/tools/metacachectl/metacachectl if
+ * MC_REPO is set; else
  * ../../tools/metacachectl/metacachectl from the test program's own
  * directory; else tools/metacachectl/metacachectl from the current one.
  *
@@ -131,10 +134,14 @@ static inline const char *mc_kmsg_read(int fd, int *prio, char *buf,
  */
 static inline int mc_find_ctl(char *buf, size_t len)
 {
-	const char *repo = mc_env("MC_REPO");
+	const char *repo = mc_env("MC_REPO"), *ctl = mc_env("MC_CTL");
 	char self[4096];
 	ssize_t n;
 
+	if (ctl) {
+		snprintf(buf, len, "%s", ctl);
+		return access(buf, X_OK) ? -1 : 0;
+	}
 	if (repo) {
 		snprintf(buf, len, "%s/tools/metacachectl/metacachectl", repo);
 		return access(buf, X_OK) ? -1 : 0;
