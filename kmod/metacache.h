@@ -414,7 +414,8 @@ struct mc_inode_info {
  * @lower is a counted reference to the lower dentry, possibly negative, or
  * NULL: the entry is "detached" (namei.c explains why).  Rules:
  *  - NULL -> a lower dentry ("attach"): by anyone holding a reference to
- *    the upper dentry, under @lock (mc_get_lower_path());
+ *    the upper dentry, under @lock (mc_dentry_attach(): the namespace
+ *    operations, and mc_get_lower_path() for a negative dentry);
  *  - a lower dentry -> NULL ("detach"): only in ->d_delete, when the last
  *    reference to a positive non-directory goes, under @lock;
  *  - a lower dentry -> another: only while the upper dentry is negative,

@@ -35,13 +35,15 @@
  * work item (mc_lower_put_defer()).  The upper inode keeps its reference to
  * the lower inode (an inode reference does not make NFS silly-rename), and
  * getattr is answered from the attribute cache without a lower dentry.
- * Whoever needs the lower dentry again re-attaches it (mc_get_lower_path(),
- * the namespace operations in inode.c): it is looked up in the lower dcache
+ * A positive non-directory made by a lookup or a listing starts detached.
+ * Whoever needs the lower dentry finds it for the time of its use
+ * (mc_get_lower_path(), mc_get_child() in inode.c): in the lower dcache
  * with d_lookup(), which calls nothing in the lower file system, and only
  * if the lower dcache no longer has it by a real lower lookup; if the name
  * now names another object, that is -ESTALE (the VFS retries with
- * LOOKUP_REVAL, which drops our dentry).  While our entry is fresh the
- * re-attached lower dentry is not revalidated: that is the point of the
+ * LOOKUP_REVAL, which drops our dentry).  Only creations and an unlink of a
+ * dentry that others still use attach one again.  While our entry is fresh
+ * the lower dentry found is not revalidated: that is the point of the
  * cache.  Directories keep their lower dentry (NFS never silly-renames a
  * directory, and their children need the lower parent), so do the root and
  * negative dentries; a negative dentry whose lower dentry died (the rmdir
@@ -213,7 +215,8 @@ struct dentry *mc_lower_find(struct dentry *dentry, struct dentry *lower_dir)
  * @lower_path: filled with the lower mount and dentry, both referenced
  *
  * The caller owns the references and drops them with mc_put_lower_path().
- * Safe without any upper lock.  Re-attaches a detached dentry.
+ * Safe without any upper lock.  A detached positive dentry stays detached:
+ * the lower one is found (in the lower dcache, as a rule) for this use.
  *
  * A positive upper dentry may have lost its lower object: unlinked through
  * us while another user, who got the upper dentry after mc_unlink() looked
@@ -236,7 +239,16 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
 		lower = mc_lower_find((struct dentry *)dentry, NULL);
 		if (IS_ERR(lower))
 			return PTR_ERR(lower);
-		mc_dentry_attach((struct dentry *)dentry, lower);
+		/*
+		 * A positive non-directory stays detached: the reference is
+		 * the caller's alone.  Attaching it would make the final
+		 * dput() of the upper dentry detach it again, which costs a
+		 * deferred lower dput() (an allocation and a work item) per
+		 * use: for a stat that needed the lower's getattr, five times
+		 * the rest of the stat (tests/bench, mdtest stat).
+		 */
+		if (d_really_is_negative(dentry))
+			mc_dentry_attach((struct dentry *)dentry, lower);
 	}
 	lower_path->dentry = lower;
 	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
@@ -290,6 +302,7 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
 	struct inode *inode = NULL;
 	struct dentry *lower, *ret;
+	bool keep;
 	int err;
 
 	/* The parent is a positive directory: its lower one is too (mc_rmdir). */
@@ -298,15 +311,24 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 	if (IS_ERR(lower))
 		return ERR_CAST(lower);
 
-	err = mc_dentry_init(dentry, lower);
+	/*
+	 * Non-directories start detached (see the top of this file), as
+	 * readdir priming makes them: attaching here would only make the
+	 * first final dput() pay for a deferred lower dput.
+	 */
+	keep = d_really_is_negative(lower) || d_is_dir(lower);
+	err = mc_dentry_init(dentry, keep ? lower : NULL);
 	if (err) {
 		dput(lower);
 		return ERR_PTR(err);
 	}
 
-	/* From here on @lower is @dentry's, freed by mc_d_release(). */
+	/* From here on a kept @lower is @dentry's, freed by mc_d_release(). */
 	if (d_really_is_positive(lower)) {
+		/* The upper inode holds the lower inode: @lower may go. */
 		inode = mc_iget(dir->i_sb, d_inode(lower));
+		if (!keep)
+			dput(lower);
 		if (IS_ERR(inode))
 			return ERR_CAST(inode);
 	}
