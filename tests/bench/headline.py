@@ -20,7 +20,9 @@ import sys
 ROWS = [
     ("md_stat", "stat, warm (us/op)"),
     ("md_neg", "stat of a missing name, warm (us/op)"),
-    ("md_open", "open+close (us/op)"),
+    ("md_open", "open+close, first (us/op)"),
+    ("md_open_warm", "open+close, again (us/op)"),
+    ("md_walk", "path walk, 8 deep, warm (us/op)"),
     ("md_ls", "ls -l per entry, warm (us/op)"),
     ("md_ls_cold", "ls -l per entry, cold (us/op)"),
     ("md_create", "create (us/op)"),
