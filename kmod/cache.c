@@ -1082,6 +1082,39 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 }
 
 /**
+ * mc_attr_fill() - cache the lower's attributes of a file unless cached
+ * @dentry: the upper dentry, positive
+ * @lower_path: its lower object
+ * @sync: AT_STATX_* for the lower getattr: how hard the lower tries
+ *
+ * For those who know the lower's attributes are worth caching now (an
+ * open, a listing); nothing is asked while fresh ones are cached.
+ *
+ * Return: 0, or the lower getattr's error.
+ */
+int mc_attr_fill(struct dentry *dentry, const struct path *lower_path,
+		 unsigned int sync)
+{
+	struct inode *inode = d_inode(dentry);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	u32 ask = mc_attr_ask(sbi, STATX_BASIC_STATS);
+	struct mc_attr old;
+	struct kstat st;
+	u32 gen;
+	int err;
+
+	if (mc_attr_get(dentry, &st, STATX_BASIC_STATS, false, &old))
+		return 0;
+	gen = mc_attr_gen(inode);
+	err = mc_lower_getattr(sbi, lower_path, &st, ask, sync);
+	if (err)
+		return err;
+	mc_attr_answered(sbi, &st, ask, ask);
+	mc_attr_store(dentry, inode, &st, ask, gen);
+	return 0;
+}
+
+/**
  * mc_attr_invalidate() - the attributes changed: forget the cached ones
  * @inode: the upper inode
  *

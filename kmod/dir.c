@@ -225,26 +225,15 @@ static bool mc_lower_attrs_current(struct dentry *lower)
 	return false;
 }
 
-/* Cache the attributes of @inode from @lower's, if current (see above). */
+/* Cache the attributes of @dentry from @lower's, if current (see above). */
 static void mc_dir_prime_attr(struct mc_sb_info *sbi, struct dentry *dentry,
-			      struct inode *inode, struct dentry *lower)
+			      struct dentry *lower)
 {
 	struct path path = { .mnt = sbi->lower_path.mnt, .dentry = lower };
-	u32 ask = mc_attr_ask(sbi, STATX_BASIC_STATS);
-	struct mc_attr old;
-	struct kstat stat;
-	u32 gen;
 
-	if (!mc_ttl(sbi, dentry, MC_CACHE_ATTR) ||
-	    mc_attr_get(dentry, &stat, STATX_BASIC_STATS, false, &old) ||
-	    !mc_lower_attrs_current(lower))
-		return;
-	gen = mc_attr_gen(inode);
 	/* AT_STATX_DONT_SYNC: never a round trip, whatever happened since. */
-	if (!mc_lower_getattr(sbi, &path, &stat, ask, AT_STATX_DONT_SYNC)) {
-		mc_attr_answered(sbi, &stat, ask, ask);
-		mc_attr_store(dentry, inode, &stat, ask, gen);
-	}
+	if (mc_ttl(sbi, dentry, MC_CACHE_ATTR) && mc_lower_attrs_current(lower))
+		mc_attr_fill(dentry, &path, AT_STATX_DONT_SYNC);
 }
 
 /*
@@ -284,7 +273,7 @@ static void mc_dir_prime_one(struct mc_sb_info *sbi, struct dentry *dir,
 			goto out_lower;
 		}
 		mc_entry_set(dentry, MC_DS_POS);
-		mc_dir_prime_attr(sbi, dentry, d_inode(dentry), lower);
+		mc_dir_prime_attr(sbi, dentry, lower);
 		goto out_lower;
 	}
 
@@ -318,7 +307,7 @@ static void mc_dir_prime_one(struct mc_sb_info *sbi, struct dentry *dir,
 			dentry = alias;
 		}
 		mc_entry_set(dentry, MC_DS_POS);
-		mc_dir_prime_attr(sbi, dentry, d_inode(dentry), lower);
+		mc_dir_prime_attr(sbi, dentry, lower);
 		goto out_lower;
 out_done:
 		d_lookup_done(dentry);

@@ -75,22 +75,8 @@ void mc_file_free(struct mc_file *mcf)
  */
 static int mc_open_revalidate(struct file *file, struct file *lower)
 {
-	struct dentry *dentry = file->f_path.dentry;
-	struct inode *inode = d_inode(dentry);
-	struct mc_attr old;
-	struct kstat st;
-	u32 gen;
-	int err;
-
-	if (mc_attr_get(dentry, &st, STATX_BASIC_STATS, false, &old))
-		return 0;
-	gen = mc_attr_gen(inode);
-	err = mc_lower_getattr(MC_SB(inode->i_sb), &lower->f_path, &st,
-			       STATX_BASIC_STATS, AT_STATX_FORCE_SYNC);
-	if (err)
-		return err;
-	mc_attr_store(dentry, inode, &st, STATX_BASIC_STATS, gen);
-	return 0;
+	return mc_attr_fill(file->f_path.dentry, &lower->f_path,
+			    AT_STATX_FORCE_SYNC);
 }
 
 /*
@@ -100,32 +86,19 @@ static int mc_open_revalidate(struct file *file, struct file *lower)
  * vouches for them.  Cache them as a stat(2) on the lower would see them
  * now (which makes no round trip then, as a rule), unless the attribute
  * cache has them already: the next stat(2) is then served from the cache,
- * and so is the check of
- * mc_open_revalidate() when the lower file is kept and reused, which would
- * otherwise ask the server once more.  An open for writing is not primed:
+ * and so is the check of mc_open_revalidate() when the lower file is kept
+ * and reused, which would otherwise ask the server once more.  An open for writing is not primed:
  * its close drops the attributes anyway.  mc_attr_store() refuses
  * attributes the lower itself knows to be stale.
  */
 static void mc_open_prime_attr(struct file *file, struct file *lower)
 {
 	struct dentry *dentry = file->f_path.dentry;
-	struct inode *inode = d_inode(dentry);
-	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
-	u32 ask = mc_attr_ask(sbi, STATX_BASIC_STATS);
-	struct mc_attr old;
-	struct kstat st;
-	u32 gen;
 
-	if (!S_ISREG(inode->i_mode) || (file->f_mode & FMODE_WRITE) ||
-	    !mc_ttl(sbi, dentry, MC_CACHE_ATTR) ||
-	    mc_attr_get(dentry, &st, STATX_BASIC_STATS, false, &old))
-		return;
-	gen = mc_attr_gen(inode);
-	if (mc_lower_getattr(sbi, &lower->f_path, &st, ask,
-			     AT_STATX_SYNC_AS_STAT))
-		return;
-	mc_attr_answered(sbi, &st, ask, ask);
-	mc_attr_store(dentry, inode, &st, ask, gen);
+	if (S_ISREG(file_inode(file)->i_mode) &&
+	    !(file->f_mode & FMODE_WRITE) &&
+	    mc_ttl(MC_SB(dentry->d_sb), dentry, MC_CACHE_ATTR))
+		mc_attr_fill(dentry, &lower->f_path, AT_STATX_SYNC_AS_STAT);
 }
 
 /**

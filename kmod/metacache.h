@@ -707,6 +707,8 @@ void mc_attr_answered(struct mc_sb_info *sbi, struct kstat *stat,
 		      u32 asked, u32 request_mask);
 void mc_attr_store(struct dentry *dentry, struct inode *inode,
 		   const struct kstat *stat, u32 req, u32 gen);
+int mc_attr_fill(struct dentry *dentry, const struct path *lower_path,
+		 unsigned int sync);
 void mc_attr_invalidate(struct inode *inode);
 bool mc_perm_get(struct inode *inode, int mask, int *err);
 u32 mc_perm_begin(struct inode *inode);
