@@ -510,6 +510,22 @@ static int mc_lock_child(struct dentry *lower_dir, struct dentry *dentry,
 }
 
 /*
+ * A namespace operation on @dentry in @dir failed after it asked the lower,
+ * which may have done it in part: a network client can fail after the
+ * server created or removed the name (no memory for the new inode, a lost
+ * reply), and our own allocations can fail after the lower call succeeded.
+ * Nothing cached about the name or the listing from before is served again:
+ * the next lookup and readdir ask the lower.  Found by tests/debug/faults
+ * (a failed upper inode allocation after a lower create left the parent's
+ * cached listing without the new file).
+ */
+static void mc_name_failed(struct inode *dir, struct dentry *dentry)
+{
+	mc_entry_clear(dentry);
+	mc_dir_changed(dir);
+}
+
+/*
  * Make the negative upper @dentry positive after the lower object @lower was
  * created (or linked).  vfs_create()/vfs_mkdir()/... may succeed and leave
  * the lower dentry unhashed or negative (cifs and nfs can, see overlayfs'
@@ -605,13 +621,13 @@ static int mc_create_object(struct inode *dir, struct dentry *dentry,
 				       attr->link);
 		break;
 	}
+	if (!err)
+		err = mc_instantiate(dentry, lower_dir, child.lower);
 	if (err)
-		goto out_unlock;
-
-	err = mc_instantiate(dentry, lower_dir, child.lower);
-	mc_dir_changed(dir);
+		mc_name_failed(dir, dentry);
+	else
+		mc_dir_changed(dir);
 	mc_copy_attr(dir);
-out_unlock:
 	inode_unlock(lower_dir_inode);
 	mc_put_child(&child);
 out_drop_write:
@@ -674,14 +690,15 @@ static int mc_link(struct dentry *old_dentry, struct inode *dir,
 	/* A vanished source: vfs_link() says -ENOENT (or the server -ESTALE). */
 	err = mc_lower_link(sbi, lower_old.dentry, d_inode(lower_dir),
 			    child.lower);
+	if (!err)
+		err = mc_instantiate(new_dentry, lower_dir, child.lower);
 	if (err)
-		goto out_unlock;
-	err = mc_instantiate(new_dentry, lower_dir, child.lower);
+		mc_name_failed(dir, new_dentry);
+	else
+		mc_dir_changed(dir);
 	mc_attr_invalidate(d_inode(old_dentry));
-	mc_dir_changed(dir);
 	mc_copy_attr(d_inode(old_dentry));
 	mc_copy_attr(dir);
-out_unlock:
 	inode_unlock(d_inode(lower_dir));
 	mc_put_child(&child);
 out_drop_write:
@@ -796,6 +813,8 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	err = mc_lower_unlink(sbi, d_inode(lower_dir), child.lower);
 	if (!err)
 		mc_unlink_done(dentry, &child);
+	else
+		mc_entry_clear(dentry);	/* the lower may have removed it */
 	mc_attr_invalidate(d_inode(dentry));
 	mc_dir_changed(dir);
 	mc_copy_attr(d_inode(dentry));
@@ -846,6 +865,8 @@ static int mc_rmdir(struct inode *dir, struct dentry *dentry)
 		else
 			mc_entry_clear(dentry);
 		mc_dir_invalidate(d_inode(dentry));
+	} else {
+		mc_entry_clear(dentry);	/* as in mc_unlink() */
 	}
 	mc_attr_invalidate(d_inode(dentry));
 	mc_dir_changed(dir);
@@ -952,8 +973,18 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	}
 	err = mc_lower_rename(sbi, d_inode(lower_old_dir), old.lower,
 			      d_inode(lower_new_dir), new.lower, flags);
-	if (!err)
+	if (!err) {
 		mc_rename_done(old_dir, old_dentry, new_dir, new_dentry, flags);
+	} else {
+		/* It may be done in part: see mc_name_failed(). */
+		mc_entry_clear(new_dentry);
+		mc_name_failed(old_dir, old_dentry);
+		if (new_dir != old_dir)
+			mc_dir_changed(new_dir);
+		mc_attr_invalidate(d_inode(old_dentry));
+		if (d_is_dir(old_dentry))
+			mc_dir_invalidate(d_inode(old_dentry));
+	}
 	mc_copy_attr(old_dir);
 	if (new_dir != old_dir)
 		mc_copy_attr(new_dir);
@@ -1012,8 +1043,17 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 		err = PTR_ERR(lower_file);
 		if (err == -ELOOP || err == -EISDIR)
 			goto no_open;
+		/* A lower open can fail after its create was done. */
+		mc_name_failed(dir, dentry);
 		return err;
 	}
+	/*
+	 * Whether created here or by someone else meanwhile, the name exists
+	 * where we had none: the listing changed (and cifs says "created"
+	 * only for O_EXCL).  Before anything below can fail.
+	 */
+	mc_dir_changed(dir);
+	mc_copy_attr(dir);
 	lower = lower_file->f_path.dentry;
 	if (unlikely(lower->d_parent != lower_dir.dentry ||
 		     lower_file->f_path.mnt != lower_dir.mnt ||
@@ -1058,13 +1098,6 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 	mc_entry_set(dentry, MC_DS_POS);
 	if (lower_file->f_mode & FMODE_CREATED)
 		file->f_mode |= FMODE_CREATED;
-	/*
-	 * Whether created here or by someone else meanwhile, the name exists
-	 * where we had none: the listing changed (and cifs says "created"
-	 * only for O_EXCL).
-	 */
-	mc_dir_changed(dir);
-	mc_copy_attr(dir);
 
 	mcf->lower = lower_file;
 	/*
@@ -1099,6 +1132,8 @@ out_free:
 	mc_file_free(mcf);
 out_release:
 	mc_lower_release(sbi, lower_file);
+	/* Our negative entry, if the name had one, is wrong now. */
+	mc_entry_clear(dentry);
 	return err;
 }
 
