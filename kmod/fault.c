@@ -22,6 +22,14 @@
  *	probability=P		percent of matching calls that fail, 1-100
  *				(default 100)
  *	times=N			stop after N faults; -1: no limit (default)
+ *	when=before|after	before (default): the lower is not called;
+ *				after: the lower call is made and its success
+ *				is reported as the error, as when a reply is
+ *				lost after the server did the work.  Only
+ *				the namespace calls have this point (create,
+ *				mkdir, mknod, symlink, link, unlink, rmdir,
+ *				rename, and open, which may create):
+ *				mc_fault_after()
  *
  * or "off".  Reading it gives the same keys, plus "injected" (faults so
  * far, not reset by re-arming).  A write replaces the whole setting; a bad
@@ -58,7 +66,8 @@ static const struct {
 /**
  * __mc_fault() - decide whether a lower call fails (mc_fault()'s slow path)
  * @sbi: the mount
- * @op: the lower operation about to be called
+ * @op: the lower operation about to be called, or just made
+ * @after: asked after the call (mc_fault_after()), not before it
  *
  * Lockless: the setting is read with READ_ONCE(); a call racing with a
  * write to the control file sees the old or the new setting, or fails with
@@ -66,13 +75,13 @@ static const struct {
  * Context: any, RCU-walk included: no lock, no allocation, no sleep.
  * Return: 0 (call the lower) or the negative errno to return instead.
  */
-int __mc_fault(struct mc_sb_info *sbi, enum mc_op op)
+int __mc_fault(struct mc_sb_info *sbi, enum mc_op op, bool after)
 {
 	struct mc_fault *f = &sbi->fault;
 	unsigned int nerr, prob;
 	int err;
 
-	if (!(READ_ONCE(f->ops) & BIT(op)))
+	if (!(READ_ONCE(f->ops) & BIT(op)) || READ_ONCE(f->after) != after)
 		return 0;
 	prob = READ_ONCE(f->probability);
 	if (prob < 100 && get_random_u32_below(100) >= prob)
@@ -137,6 +146,7 @@ static int mc_fault_parse(char *line, struct mc_fault *f, int *times)
 	f->ops = 0;
 	f->nerr = 0;
 	f->probability = 100;
+	f->after = false;
 	*times = -1;
 	line = strim(line);
 	if (!strcmp(line, "off"))
@@ -156,6 +166,9 @@ static int mc_fault_parse(char *line, struct mc_fault *f, int *times)
 			err = kstrtouint(val, 10, &f->probability) ?:
 			      (f->probability >= 1 && f->probability <= 100 ?
 			       0 : -EINVAL);
+		else if (!strcmp(tok, "when"))
+			err = !strcmp(val, "after") ? (f->after = true, 0) :
+			      !strcmp(val, "before") ? 0 : -EINVAL;
 		else if (!strcmp(tok, "times"))
 			err = kstrtoint(val, 10, times) ?:
 			      (*times >= -1 ? 0 : -EINVAL);
@@ -181,6 +194,7 @@ static void mc_fault_set(struct mc_sb_info *sbi, const struct mc_fault *new,
 	/* Disarm, change, re-arm: a racing call sees one or the other. */
 	WRITE_ONCE(f->ops, 0);
 	WRITE_ONCE(f->probability, new->probability);
+	WRITE_ONCE(f->after, new->after);
 	for (i = 0; i < new->nerr; i++)
 		WRITE_ONCE(f->errs[i], new->errs[i]);
 	WRITE_ONCE(f->nerr, new->nerr);
@@ -239,8 +253,10 @@ static int mc_fault_show(struct seq_file *m, void *v)
 					   mc_fault_errnos[j].name);
 	if (!READ_ONCE(f->nerr))
 		seq_puts(m, "EIO");
-	seq_printf(m, " probability=%u times=%d injected=%lld\n",
-		   READ_ONCE(f->probability), atomic_read(&f->times),
+	seq_printf(m, " probability=%u when=%s times=%d injected=%lld\n",
+		   READ_ONCE(f->probability),
+		   READ_ONCE(f->after) ? "after" : "before",
+		   atomic_read(&f->times),
 		   (long long)atomic64_read(&f->injected));
 	return 0;
 }

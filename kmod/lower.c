@@ -495,6 +495,7 @@ int mc_lower_create(struct mc_sb_info *sbi, struct inode *lower_dir,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_create(sbi->lower_userns, lower_dir, lower, mode, excl);
 	mc_op_end(sbi, MC_OP_CREATE, start);
+	err = mc_fault_after(sbi, MC_OP_CREATE, err);
 	pr_debug("create %pd 0%o: %d\n", lower, mode, err);
 	return err;
 }
@@ -523,6 +524,7 @@ int mc_lower_mkdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_mkdir(sbi->lower_userns, lower_dir, lower, mode);
 	mc_op_end(sbi, MC_OP_MKDIR, start);
+	err = mc_fault_after(sbi, MC_OP_MKDIR, err);
 	pr_debug("mkdir %pd 0%o: %d\n", lower, mode, err);
 	return err;
 }
@@ -552,6 +554,7 @@ int mc_lower_mknod(struct mc_sb_info *sbi, struct inode *lower_dir,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_mknod(sbi->lower_userns, lower_dir, lower, mode, rdev);
 	mc_op_end(sbi, MC_OP_MKNOD, start);
+	err = mc_fault_after(sbi, MC_OP_MKNOD, err);
 	pr_debug("mknod %pd 0%o: %d\n", lower, mode, err);
 	return err;
 }
@@ -580,6 +583,7 @@ int mc_lower_symlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_symlink(sbi->lower_userns, lower_dir, lower, target);
 	mc_op_end(sbi, MC_OP_SYMLINK, start);
+	err = mc_fault_after(sbi, MC_OP_SYMLINK, err);
 	pr_debug("symlink %pd: %d\n", lower, err);
 	return err;
 }
@@ -608,6 +612,7 @@ int mc_lower_link(struct mc_sb_info *sbi, struct dentry *lower_old,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_link(lower_old, sbi->lower_userns, lower_dir, lower_new, NULL);
 	mc_op_end(sbi, MC_OP_LINK, start);
+	err = mc_fault_after(sbi, MC_OP_LINK, err);
 	pr_debug("link %pd -> %pd: %d\n", lower_old, lower_new, err);
 	return err;
 }
@@ -638,6 +643,7 @@ int mc_lower_unlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_unlink(sbi->lower_userns, lower_dir, lower, NULL);
 	mc_op_end(sbi, MC_OP_UNLINK, start);
+	err = mc_fault_after(sbi, MC_OP_UNLINK, err);
 	pr_debug("unlink %pd: %d\n", lower, err);
 	return err;
 }
@@ -665,6 +671,7 @@ int mc_lower_rmdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 	lockdep_assert_held(&lower_dir->i_rwsem);
 	err = vfs_rmdir(sbi->lower_userns, lower_dir, lower);
 	mc_op_end(sbi, MC_OP_RMDIR, start);
+	err = mc_fault_after(sbi, MC_OP_RMDIR, err);
 	pr_debug("rmdir %pd: %d\n", lower, err);
 	return err;
 }
@@ -709,6 +716,7 @@ int mc_lower_rename(struct mc_sb_info *sbi, struct inode *lower_old_dir,
 	lockdep_assert_held(&lower_new_dir->i_rwsem);
 	err = vfs_rename(&rd);
 	mc_op_end(sbi, MC_OP_RENAME, start);
+	err = mc_fault_after(sbi, MC_OP_RENAME, err);
 	pr_debug("rename %pd -> %pd 0x%x: %d\n", lower_old, lower_new, flags,
 		 err);
 	return err;
@@ -818,6 +826,11 @@ struct file *mc_lower_open_name(struct mc_sb_info *sbi,
 	file = file_open_root(lower_dir, name->name, flags | O_NOFOLLOW, mode);
 	created = !IS_ERR(file) && (file->f_mode & FMODE_CREATED);
 	mc_op_end(sbi, created ? MC_OP_CREATE : MC_OP_OPEN, start);
+	fault = mc_fault_after(sbi, MC_OP_OPEN, PTR_ERR_OR_ZERO(file));
+	if (fault && !IS_ERR(file)) {
+		mc_lower_release(sbi, file);
+		file = ERR_PTR(fault);
+	}
 	pr_debug("open %pd/%s 0%o: %d\n", lower_dir->dentry, name->name, flags,
 		 PTR_ERR_OR_ZERO(file));
 	return file;

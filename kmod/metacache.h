@@ -183,6 +183,7 @@ struct mc_fault {
 	unsigned int probability;	/* percent, 1-100 */
 	unsigned int nerr;		/* entries of @errs in use */
 	int errs[MC_FAULT_MAX_ERRS];	/* positive errnos, one at random */
+	bool after;			/* fail after the call: mc_fault_after() */
 	atomic_t times;			/* faults left; -1: no limit */
 	atomic64_t injected;		/* faults so far */
 };
@@ -883,7 +884,7 @@ int mc_lower_statfs(struct mc_sb_info *sbi, struct kstatfs *buf);
 /* fault.c */
 DECLARE_STATIC_KEY_FALSE(mc_fault_key);
 extern const struct file_operations mc_fault_fops;
-int __mc_fault(struct mc_sb_info *sbi, enum mc_op op);
+int __mc_fault(struct mc_sb_info *sbi, enum mc_op op, bool after);
 void mc_fault_init(struct mc_sb_info *sbi);
 void mc_fault_exit(struct mc_sb_info *sbi);
 
@@ -898,8 +899,28 @@ void mc_fault_exit(struct mc_sb_info *sbi);
 static inline int mc_fault(struct mc_sb_info *sbi, enum mc_op op)
 {
 	if (static_branch_unlikely(&mc_fault_key))
-		return __mc_fault(sbi, op);
+		return __mc_fault(sbi, op, false);
 	return 0;
+}
+
+/**
+ * mc_fault_after() - the fault injection point after a namespace call
+ * @sbi: the mount
+ * @op: the lower operation that was just made
+ * @err: what it returned
+ *
+ * With "when=after" (fault.c) the call is made and a success is turned
+ * into the injected error: a reply lost after the server did the work.
+ *
+ * Context: as the wrapper's.
+ * Return: @err, or the negative errno to report instead of a success.
+ */
+static inline int mc_fault_after(struct mc_sb_info *sbi, enum mc_op op,
+				 int err)
+{
+	if (static_branch_unlikely(&mc_fault_key) && !err)
+		return __mc_fault(sbi, op, true);
+	return err;
 }
 
 /* debugfs.c */

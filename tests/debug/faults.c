@@ -24,7 +24,11 @@
  *  - failed_lookup_not_negative, failed_readdir_not_cached,
  *    failed_open_and_create: one kind of lower call fails, then the lower
  *    is changed behind the stack: the stack shows the change (nothing was
- *    cached from the failed call).  control_file: bad settings refused.
+ *    cached from the failed call).  lost_replies: each namespace call
+ *    (open with O_CREAT, create, mkdir, symlink, link, unlink, rmdir,
+ *    rename) is made on the lower and then reported failed (when=after):
+ *    the stack agrees with the lower afterwards, names and listings.
+ *    control_file: bad settings refused.
  *
  * Each runs a forked workload (creates with data, stats, unlinks, mkdir,
  * rmdir, renames, links, readdirs, truncates, reads, chmods, lookups of
@@ -770,11 +774,146 @@ MCT_TEST(failed_open_and_create)
 	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, strerror(errno));
 }
 
+/*
+ * Lost replies: the lower does the work, then the call fails (fault.c's
+ * when=after, as when the server's reply is lost or the client runs out of
+ * memory after the server created the name).  With the listing and the
+ * names cached beforehand, the stack must then agree with the lower: a
+ * failed namespace call keeps nothing cached about what it touched.
+ */
+MCT_TEST(lost_replies)
+{
+	static const struct {
+		const char *ops, *what;
+	} cases[] = {
+		{ "open", "open(O_CREAT) n0" }, { "create", "mknod(S_IFREG) n1" },
+		{ "mkdir", "mkdir n2" }, { "symlink", "symlink n3" },
+		{ "link", "link f n4" }, { "unlink", "unlink g" },
+		{ "rmdir", "rmdir e" }, { "rename", "rename h n5" },
+		{ "rename", "rename k d/n6" },
+	};
+	static const char *const names[] = {
+		"n0", "n1", "n2", "n3", "n4", "n5", "d/n6", "f", "g", "e", "h", "k",
+	};
+	char ub[1024], lb[1024], a[1100], b[1100], ul[4096], ll[4096], line[128];
+	unsigned int i, j;
+	int ret, err, fd, refused = 0;
+
+	targeted_setup(ub, lb, sizeof(ub), "lost");
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (names[i][0] == 'n' || strchr(names[i], '/'))
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", ub, names[i]);
+		if (!strcmp(names[i], "e")) {
+			MCT_ASSERT(mkdir(a, 0755) == 0, "mkdir %s: %s", a, strerror(errno));
+			continue;
+		}
+		fd = open(a, O_CREAT | O_WRONLY, 0644);
+		MCT_ASSERT(fd >= 0, "create %s: %s", a, strerror(errno));
+		MCT_ASSERT(write(fd, "hello", 5) == 5, "write %s: %s", a, strerror(errno));
+		close(fd);
+	}
+	snprintf(a, sizeof(a), "%s/d", ub);
+	MCT_ASSERT(mkdir(a, 0755) == 0, "mkdir %s: %s", a, strerror(errno));
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* Everything cached first: both listings, every name. */
+		listing(ub, ul, sizeof(ul));
+		snprintf(a, sizeof(a), "%s/d", ub);
+		listing(a, ul, sizeof(ul));
+		for (j = 0; j < ARRAY_SIZE(names); j++) {
+			snprintf(a, sizeof(a), "%s/%s", ub, names[j]);
+			state_of(a);
+		}
+		snprintf(line, sizeof(line), "ops=%s errors=EIO when=after times=1", cases[i].ops);
+		arm(line);
+		errno = 0;
+		switch (i) {
+		case 0:
+			snprintf(a, sizeof(a), "%s/n0", ub);
+			ret = open(a, O_CREAT | O_WRONLY, 0644);
+			if (ret >= 0)
+				close(ret);
+			break;
+		case 1:
+			snprintf(a, sizeof(a), "%s/n1", ub);
+			ret = mknod(a, S_IFREG | 0644, 0);
+			break;
+		case 2:
+			snprintf(a, sizeof(a), "%s/n2", ub);
+			ret = mkdir(a, 0755);
+			break;
+		case 3:
+			snprintf(a, sizeof(a), "%s/n3", ub);
+			ret = symlink("f", a);
+			break;
+		case 4:
+			snprintf(a, sizeof(a), "%s/f", ub);
+			snprintf(b, sizeof(b), "%s/n4", ub);
+			ret = link(a, b);
+			break;
+		case 5:
+			snprintf(a, sizeof(a), "%s/g", ub);
+			ret = unlink(a);
+			break;
+		case 6:
+			snprintf(a, sizeof(a), "%s/e", ub);
+			ret = rmdir(a);
+			break;
+		case 7:
+			snprintf(a, sizeof(a), "%s/h", ub);
+			snprintf(b, sizeof(b), "%s/n5", ub);
+			ret = rename(a, b);
+			break;
+		default:
+			snprintf(a, sizeof(a), "%s/k", ub);
+			snprintf(b, sizeof(b), "%s/d/n6", ub);
+			ret = rename(a, b);
+			break;
+		}
+		err = errno;
+		arm("off");
+		if (ret < 0 && err != EIO) {
+			/* The lower refused it itself (cifs: symlinks, links). */
+			mct_diag("%s: the lower refused it (%s)", cases[i].what, strerror(err));
+			refused++;
+		} else {
+			MCT_EXPECT(ret < 0, "%s with its reply lost: succeeded (%d)",
+				   cases[i].what, ret);
+		}
+		for (j = 0; j < ARRAY_SIZE(names); j++) {
+			struct fstate su, sl;
+
+			snprintf(a, sizeof(a), "%s/%s", ub, names[j]);
+			snprintf(b, sizeof(b), "%s/%s", lb, names[j]);
+			su = state_of(a);
+			sl = state_of(b);
+			MCT_EXPECT(state_eq(su, sl),
+				   "after %s with its reply lost: %s: the stack says exists=%d mode=%o, the lower exists=%d mode=%o",
+				   cases[i].what, names[j], su.exists, su.mode, sl.exists, sl.mode);
+		}
+		for (j = 0; j < 2; j++) {
+			snprintf(a, sizeof(a), "%s%s", ub, j ? "/d" : "");
+			snprintf(b, sizeof(b), "%s%s", lb, j ? "/d" : "");
+			listing(a, ul, sizeof(ul));
+			listing(b, ll, sizeof(ll));
+			MCT_EXPECT(!strcmp(ul, ll),
+				   "after %s with its reply lost: listing of %s: the stack has [%s], the lower [%s]",
+				   cases[i].what, j ? "d" : ".", ul, ll);
+		}
+	}
+	MCT_EXPECT(refused < 3, "the lower refused %d of the %zu calls", refused,
+		   ARRAY_SIZE(cases));
+	rm_failed[0] = 0;
+	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, rm_failed);
+}
+
 MCT_TEST(control_file)
 {
 	static const char *const bad[] = {
 		"", "ops=", "ops=nosuchop", "ops=all errors=ENOENT", "ops=all probability=0",
 		"ops=all probability=101", "ops=all times=-2", "ops=all bogus=1",
+		"ops=all when=later",
 		"errors=EIO", "ops=all errors=EIO,EIO,EIO,EIO,EIO,EIO,EIO,EIO,EIO",
 	};
 	const char *up = mc_env("MC_UPPER");
