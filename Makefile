@@ -84,7 +84,7 @@ BENCH_QUICK_ENV := --env MC_BENCH_RUNS=1 --env MC_BENCH_TREE=50 --env MC_BENCH_P
 	--env MC_BENCH_GEN_FILES=20 --env MC_BENCH_GEN_OPS=40
 bench: all
 	@echo "$(RTT)" | grep -Eq '^([0-9]+(ms|us))?$$' || { echo "make bench: RTT=$(RTT): want e.g. RTT=2ms or RTT=500us" >&2; exit 2; }
-	tests/vm/run --name bench --timeout 3600 $(if $(RTT),--env MC_BENCH_RTT=$(RTT)) \
+	tests/vm/run --name bench --timeout 3600 --no-slub-debug $(if $(RTT),--env MC_BENCH_RTT=$(RTT)) \
 		--env "MC_BENCH_HOST=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores, $$(awk '/MemTotal/ { printf "%d GiB", $$2 / 1048576 }' /proc/meminfo), load $$(cut -d' ' -f1-3 /proc/loadavg) at start, $$(cat build/vm/accel 2>/dev/null || echo tcg)" \
 		$(if $(QUICK),$(BENCH_QUICK_ENV)) $(BENCH_ENV) tests/bench/bench_job.sh
 	tests/bench/publish.sh build/vm/bench-latest $(BENCH_RESULTS)

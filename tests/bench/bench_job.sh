@@ -4,7 +4,7 @@
 # bench_job.sh - the guest job of `make bench`: metacache against the peers,
 # in one boot.  On the host:
 #
-#	tests/vm/run --name bench --timeout 3000 tests/bench/bench_job.sh
+#	tests/vm/run --name bench --timeout 3000 --no-slub-debug tests/bench/bench_job.sh
 #
 # For each lower (nfs, cifs) it mounts, every configuration over its own
 # client of the same export (so no two share a client cache):

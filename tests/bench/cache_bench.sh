@@ -4,7 +4,7 @@
 # cache_bench.sh - guest job: metacache against its lower and tmpfs, in one
 # boot.  Run from the repository root on the host:
 #
-#	tests/vm/run --name cache-bench tests/bench/cache_bench.sh
+#	tests/vm/run --name cache-bench --no-slub-debug tests/bench/cache_bench.sh
 #
 # (build first: make -C kmod and make -C tests).  For each lower (nfs, cifs)
 # it stacks metacache twice over the same lower client: with the default

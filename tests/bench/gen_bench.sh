@@ -4,7 +4,7 @@
 # gen_bench.sh - guest job: the in-kernel I/O generator, lower against
 # metacache, in one boot.  Run from the repository root on the host:
 #
-#	tests/vm/run --name gen-bench tests/bench/gen_bench.sh
+#	tests/vm/run --name gen-bench --no-slub-debug tests/bench/gen_bench.sh
 #
 # (build first: make).  For each lower (nfs, cifs) it stacks metacache
 # (default options) over the lower client and runs "metacachectl bench
