@@ -783,21 +783,27 @@ MCT_TEST(failed_open_and_create)
  */
 MCT_TEST(lost_replies)
 {
+	enum { C_OPEN, C_MKNOD, C_MKDIR, C_SYMLINK, C_LINK, C_UNLINK, C_RMDIR, C_RENAME };
 	static const struct {
-		const char *ops, *what;
+		const char *ops, *what, *a, *b;
+		int call;
 	} cases[] = {
-		{ "open", "open(O_CREAT) n0" }, { "create", "mknod(S_IFREG) n1" },
-		{ "mkdir", "mkdir n2" }, { "symlink", "symlink n3" },
-		{ "link", "link f n4" }, { "unlink", "unlink g" },
-		{ "rmdir", "rmdir e" }, { "rename", "rename h n5" },
-		{ "rename", "rename k d/n6" },
+		{ "open", "open(O_CREAT)", "n0", NULL, C_OPEN },
+		{ "create", "mknod(S_IFREG)", "n1", NULL, C_MKNOD },
+		{ "mkdir", "mkdir", "n2", NULL, C_MKDIR },
+		{ "symlink", "symlink", "n3", NULL, C_SYMLINK },
+		{ "link", "link", "f", "n4", C_LINK },
+		{ "unlink", "unlink", "g", NULL, C_UNLINK },
+		{ "rmdir", "rmdir", "e", NULL, C_RMDIR },
+		{ "rename", "rename", "h", "n5", C_RENAME },
+		{ "rename", "rename", "k", "d/n6", C_RENAME },
 	};
 	static const char *const names[] = {
 		"n0", "n1", "n2", "n3", "n4", "n5", "d/n6", "f", "g", "e", "h", "k",
 	};
 	char ub[1024], lb[1024], a[1100], b[1100], ul[4096], ll[4096], line[128];
 	unsigned int i, j;
-	int ret, err, fd, refused = 0;
+	int ret = -1, err, fd, refused = 0;
 
 	targeted_setup(ub, lb, sizeof(ub), "lost");
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
@@ -825,61 +831,49 @@ MCT_TEST(lost_replies)
 			snprintf(a, sizeof(a), "%s/%s", ub, names[j]);
 			state_of(a);
 		}
+		snprintf(a, sizeof(a), "%s/%s", ub, cases[i].a);
+		snprintf(b, sizeof(b), "%s/%s", ub, cases[i].b ? cases[i].b : "");
 		snprintf(line, sizeof(line), "ops=%s errors=EIO when=after times=1", cases[i].ops);
 		arm(line);
 		errno = 0;
-		switch (i) {
-		case 0:
-			snprintf(a, sizeof(a), "%s/n0", ub);
+		switch (cases[i].call) {
+		case C_OPEN:
 			ret = open(a, O_CREAT | O_WRONLY, 0644);
 			if (ret >= 0)
 				close(ret);
 			break;
-		case 1:
-			snprintf(a, sizeof(a), "%s/n1", ub);
+		case C_MKNOD:
 			ret = mknod(a, S_IFREG | 0644, 0);
 			break;
-		case 2:
-			snprintf(a, sizeof(a), "%s/n2", ub);
+		case C_MKDIR:
 			ret = mkdir(a, 0755);
 			break;
-		case 3:
-			snprintf(a, sizeof(a), "%s/n3", ub);
+		case C_SYMLINK:
 			ret = symlink("f", a);
 			break;
-		case 4:
-			snprintf(a, sizeof(a), "%s/f", ub);
-			snprintf(b, sizeof(b), "%s/n4", ub);
+		case C_LINK:
 			ret = link(a, b);
 			break;
-		case 5:
-			snprintf(a, sizeof(a), "%s/g", ub);
+		case C_UNLINK:
 			ret = unlink(a);
 			break;
-		case 6:
-			snprintf(a, sizeof(a), "%s/e", ub);
+		case C_RMDIR:
 			ret = rmdir(a);
 			break;
-		case 7:
-			snprintf(a, sizeof(a), "%s/h", ub);
-			snprintf(b, sizeof(b), "%s/n5", ub);
-			ret = rename(a, b);
-			break;
-		default:
-			snprintf(a, sizeof(a), "%s/k", ub);
-			snprintf(b, sizeof(b), "%s/d/n6", ub);
+		case C_RENAME:
 			ret = rename(a, b);
 			break;
 		}
 		err = errno;
 		arm("off");
 		if (ret < 0 && err != EIO) {
-			/* The lower refused it itself (cifs: symlinks, links). */
-			mct_diag("%s: the lower refused it (%s)", cases[i].what, strerror(err));
+			/* The lower refused it itself (cifs: symlinks). */
+			mct_diag("%s %s: the lower refused it (%s)", cases[i].what, cases[i].a,
+				 strerror(err));
 			refused++;
 		} else {
-			MCT_EXPECT(ret < 0, "%s with its reply lost: succeeded (%d)",
-				   cases[i].what, ret);
+			MCT_EXPECT(ret < 0, "%s %s with its reply lost: succeeded (%d)",
+				   cases[i].what, cases[i].a, ret);
 		}
 		for (j = 0; j < ARRAY_SIZE(names); j++) {
 			struct fstate su, sl;
@@ -889,8 +883,9 @@ MCT_TEST(lost_replies)
 			su = state_of(a);
 			sl = state_of(b);
 			MCT_EXPECT(state_eq(su, sl),
-				   "after %s with its reply lost: %s: the stack says exists=%d mode=%o, the lower exists=%d mode=%o",
-				   cases[i].what, names[j], su.exists, su.mode, sl.exists, sl.mode);
+				   "after %s %s with its reply lost: %s: the stack says exists=%d mode=%o, the lower exists=%d mode=%o",
+				   cases[i].what, cases[i].a, names[j], su.exists, su.mode,
+				   sl.exists, sl.mode);
 		}
 		for (j = 0; j < 2; j++) {
 			snprintf(a, sizeof(a), "%s%s", ub, j ? "/d" : "");
@@ -898,8 +893,8 @@ MCT_TEST(lost_replies)
 			listing(a, ul, sizeof(ul));
 			listing(b, ll, sizeof(ll));
 			MCT_EXPECT(!strcmp(ul, ll),
-				   "after %s with its reply lost: listing of %s: the stack has [%s], the lower [%s]",
-				   cases[i].what, j ? "d" : ".", ul, ll);
+				   "after %s %s with its reply lost: listing of %s: the stack has [%s], the lower [%s]",
+				   cases[i].what, cases[i].a, j ? "d" : ".", ul, ll);
 		}
 	}
 	MCT_EXPECT(refused < 3, "the lower refused %d of the %zu calls", refused,
