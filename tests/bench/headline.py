@@ -14,6 +14,7 @@ faster).  Workloads a configuration did not run show "-".  The header says
 when and where it was measured, and that the machine was emulated.
 """
 import json
+import signal
 import sys
 
 # (workload, what users call it)
@@ -51,10 +52,14 @@ def fmt(v):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: headline.py REPORT.json")
-    with open(sys.argv[1]) as f:
-        doc = json.load(f)
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: headline.py REPORT.json (results/<date-time>/report.json)")
+    try:
+        with open(sys.argv[1]) as f:
+            doc = json.load(f)
+        doc["lowers"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit("headline.py: %s: not a make bench report.json (%s)" % (sys.argv[1], e))
     meta = doc.get("meta", {})
     print("Measured %s on %s, %s; rtt %s. Emulated machine (QEMU TCG): the "
           "absolute figures mean little, the ratios measured in one boot do."
@@ -79,4 +84,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under | head
     main()

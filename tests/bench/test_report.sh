@@ -117,6 +117,9 @@ check "report.md's plot links resolve" sh -c 'cd "$1" && for l in $(grep -o "(pl
 check "headline.md: the nfs table header" grep -q '^nfs | default | best peer | metacache | metacache 60 s | tmpfs' "$pub/headline.md"
 check "headline.md: nfs stat row from the fixture" grep -qF 'stat, warm (us/op) | 124 | 166 (rclone) | 1066 | 841 | 90.1 | 0.15x | 0.2x' "$pub/headline.md"
 check "headline.md: a cifs table" grep -q '^cifs | default' "$pub/headline.md"
+"$python3" "$here/headline.py" "$here/README.md" > /dev/null 2> "$tmp/err"
+check "headline.py refuses a file that is no report.json" [ $? = 1 ]
+check "headline.py says why, without a traceback" sh -c '! grep -q Traceback "$1" && grep -q "not a make bench report.json" "$1"' - "$tmp/err"
 "$here/publish.sh" "$tmp/out2-missing" "$tmp/results" > /dev/null 2>&1
 check "publish.sh of a directory without a report fails" [ $? != 0 ]
 
