@@ -90,10 +90,14 @@ modprobe fuse 2>/dev/null || { fuse_ok=0; log "modprobe fuse failed"; }
 : > "$tsv"
 {
 	echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "kernel	$(uname -r)"
+	echo "kernel	$(uname -r)$(grep -o 'slub_debug=[^ ]*' /proc/cmdline | sed 's/^/, /')"
 	echo "host	${MC_BENCH_HOST:-unknown}"
 	echo "guest	$(nproc) vCPUs, $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo)"
-	echo "rtt	${rtt:+$rtt (netem on loopback, half each way)}${rtt:-none (loopback, no added delay)}"
+	if [ -n "$rtt" ]; then
+		echo "rtt	$rtt (netem on loopback, half each way)"
+	else
+		echo "rtt	none (loopback, no added delay)"
+	fi
 	echo "runs planned	$runs (per lower: see \"runs\" below)"
 	echo "budget	nfs ${budget_nfs}s, cifs ${budget_cifs}s"
 	echo "sizes	git tree $n_tree files (from /usr/include, packed repository); C project $n_proj .c files + main.c; tarball $n_tar files; mdbench files: nfs $md_nfs, cifs $md_cifs (rounds 3, depth 8, 4 KiB)"
