@@ -55,6 +55,18 @@ done
 check "bench.md: a table row of md_create" grep -q '^| md_create | us/op | ' "$md"
 check "bench.md: a table row of git_status" grep -q '^| git_status | s | ' "$md"
 check "bench.md: cifs has two runs" grep -qxF -- "- runs: 1, 2" "$md"
+# Issue 8's goals on the fixture: nfs md_stat with 60 s TTLs is 840.58 us
+# against tmpfs's 90.1 (one run): 9.33x, over the 2x bound.
+check "bench.md: the goals table" grep -qxF "### nfs: issue 8's goals (mc-60s)" "$md"
+check "bench.md: a goal missed, with the workload and its ratio" \
+	grep -qxF '| cached metadata ops within 2x of tmpfs | no | md_stat (9.33) |' "$md"
+# ... and 6.8x the lower's time: latency -580%, IOPS 1/6.8 - 1 = -85%.
+check "bench.md: the Azure-terms table" grep -qxF "### nfs: mc-60s's gain in Azure's terms" "$md"
+check "bench.md: md_stat against the lower in Azure's terms" grep -q '^| md_stat | -580% / -85% | ' "$md"
+check "bench.json: six goals per lower, md_stat missed" "$python3" -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["lowers"]["nfs"]["goals"]
+sys.exit(0 if len(g) == 6 and g[0]["met"] == "no" and "md_stat" in g[0]["missed"] else 1)' "$tmp/out/bench.json"
 
 # Every expected plot is linked, with a path relative to bench.md's directory.
 want=
