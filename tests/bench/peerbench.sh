@@ -20,7 +20,7 @@
 #   tests/bench/peerbench.sh --lower NAME --config NAME=PATH [--config ...]
 #       [--base REL] [--tarball FILE] [--runs R] [--budget SECS]
 #       [--workloads LIST] [--md-files N] [--tsv FILE] [--cold-hook CMD]
-#       [--deadline SECS] [--gen-files N] [--gen-ops N] [--ctl PATH]
+#       [--deadline SECS] [--gen-files N] [--gen-ops N] [--ctl PATH] [--tap]
 #       measures.  Each PATH is the root of one configuration (e.g. the
 #       share mounted with default options, the same share tuned, metacache
 #       over it, a tmpfs); PATH/REL (REL defaults to "mcbench") must hold the
@@ -48,6 +48,12 @@
 # whole command, us = mean microseconds per operation), value, status
 # (ok, fail, notrun, skipped), note.
 #
+# --tap (kselftest style; needs --tsv FILE, which then keeps the figures):
+# stdout is TAP 13, one test point per TSV line: "ok" with the figure, "not
+# ok" for a failed command (its exit status and first error line), "ok ...
+# # SKIP" with the reason for what was not run; the plan comes last.  The
+# exit status is then 1 if any measurement failed.
+#
 # Adding a workload: write wl_NAME (it gets the configuration's fixture
 # directory, its scratch directory and the run number, and calls
 # `measure NAME [--cold] COMMAND...` once per figure) and add NAME to
@@ -59,11 +65,11 @@ WORKLOADS="mdbench gen git_status find_ls ls_lR du_s tar_x rm_rf make_j2 make_no
 
 lower= base=mcbench tarball= runs=3 budget=0 deadline= md_files=200 tsv=/dev/stdout
 cold_hook= fixtures= mktar= tree_files=1000 proj_files=30 tar_files=200
-gen_files=100 gen_ops=200 ctl=
+gen_files=100 gen_ops=200 ctl= tap=0
 workloads=$WORKLOADS
 cfg_names=() cfg_paths=()
 
-usage() { sed -n '4,50p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '4,60p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--lower) lower=$2; shift 2 ;;
@@ -85,6 +91,7 @@ while [ $# -gt 0 ]; do
 	--gen-files) gen_files=$2; shift 2 ;;
 	--gen-ops) gen_ops=$2; shift 2 ;;
 	--ctl) ctl=$2; shift 2 ;;
+	--tap) tap=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "peerbench: unknown argument $1" >&2; usage ;;
 	esac
@@ -174,6 +181,7 @@ fi
 
 [ -n "$lower" ] || usage
 [ ${#cfg_names[@]} -gt 0 ] || usage
+[ $tap = 0 ] || [ "$tsv" != /dev/stdout ] || die "--tap writes TAP to stdout: give the figures a --tsv FILE"
 for i in "${!cfg_names[@]}"; do
 	[ -d "${cfg_paths[$i]}/$base/tree/.git" ] ||
 		die "${cfg_names[$i]}: no fixtures in ${cfg_paths[$i]}/$base (make them with --fixtures)"
@@ -200,8 +208,19 @@ make_cold() {
 c_name= c_dir= c_scratch= c_run=
 errlog=$(mktemp /tmp/peerbench.err.XXXXXX)
 
+# --tap numbers its test points by the TSV's lines (rows are also written
+# from subshells, which cannot count in a variable of ours).
+tsv0=0
+[ $tap = 1 ] && [ -f "$tsv" ] && tsv0=$(wc -l < "$tsv")
 row() {	# WORKLOAD UNIT VALUE STATUS NOTE
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$lower" "$c_name" "$c_run" "$1" "$2" "$3" "$4" "$5" >> "$tsv"
+	[ $tap = 1 ] || return 0
+	local n=$(($(wc -l < "$tsv") - tsv0)) what="$lower $c_name run $c_run $1"
+	case $4 in
+	ok) echo "ok $n $what: $3 $2${5:+ ($5)}" ;;
+	fail) echo "not ok $n $what"; echo "# $5" ;;
+	*) echo "ok $n $what # SKIP $4: $5" ;;
+	esac
 }
 
 # measure NAME [--cold] [--in DIR] COMMAND...: time COMMAND (its output
@@ -376,6 +395,7 @@ done
 n_total=$((steps * ncfg * runs))
 
 [ -n "$deadline" ] || deadline=$((budget * 2))
+[ $tap = 1 ] && echo "TAP version 13"
 last=0
 r=1
 while [ $r -le "$runs" ]; do
@@ -420,3 +440,7 @@ while [ $r -le "$runs" ]; do
 done
 rm -f "$errlog"
 log "$lower: $(elapsed)s"
+if [ $tap = 1 ]; then
+	echo "1..$(($(wc -l < "$tsv") - tsv0))"
+	tail -n +$((tsv0 + 1)) "$tsv" | awk -F'\t' '$7 == "fail" { f = 1 } END { exit f }' || exit 1
+fi

@@ -10,8 +10,10 @@
 # and checks: the tables of bench.md, its image links (relative to the
 # directory of bench.md), that every linked PNG exists, is a PNG (its
 # 8-byte signature) and is larger than 2 KB, that its gnuplot script and
-# data are next to it and redraw it, bench.json; then, with gnuplot hidden
-# from PATH, that the report still exits 0 and says the plots were skipped.
+# data are next to it and redraw it, bench.json, the goals and Azure-terms
+# tables; headline.py's and publish.sh's outputs and bad input;
+# peerbench.sh --tap on a local directory; then, with gnuplot hidden from
+# PATH, that the report still exits 0 and says the plots were skipped.
 #
 # Exit status: 0 all passed, 1 something failed, 4 nothing could run
 # (python3 or gnuplot missing: 'make deps' installs them).
@@ -134,6 +136,27 @@ check "headline.py refuses a file that is no report.json" [ $? = 1 ]
 check "headline.py says why, without a traceback" sh -c '! grep -q Traceback "$1" && grep -q "not a make bench report.json" "$1"' - "$tmp/err"
 "$here/publish.sh" "$tmp/out2-missing" "$tmp/results" > /dev/null 2>&1
 check "publish.sh of a directory without a report fails" [ $? != 0 ]
+
+# --- peerbench.sh --tap, on a local directory -------------------------------
+pb=$tmp/pb
+mkdir -p "$pb/c/mcbench/tree/.git" && echo x > "$pb/c/mcbench/tree/f"
+echo "not a tarball" > "$pb/bad.tar"
+"$here/peerbench.sh" --lower local --config c="$pb/c" --runs 1 --workloads ls_lR,tar_x \
+	--tap --tsv "$pb/t.tsv" > "$pb/tap" 2> "$tmp/err"
+rc=$?
+check "peerbench --tap: exits 0 (has $rc: $(tail -n 1 "$tmp/err"))" [ $rc = 0 ]
+check "peerbench --tap: the version line first" [ "$(head -n 1 "$pb/tap")" = "TAP version 13" ]
+check "peerbench --tap: a test point with its figure" grep -qE '^ok 1 local c run 1 ls_lR: [0-9.]+ s$' "$pb/tap"
+check "peerbench --tap: what was not run is a SKIP" \
+	grep -qxF 'ok 2 local c run 1 tar_x # SKIP notrun: no --tarball' "$pb/tap"
+check "peerbench --tap: the plan last" [ "$(tail -n 1 "$pb/tap")" = "1..2" ]
+check "peerbench --tap: the figures in the TSV" [ "$(wc -l < "$pb/t.tsv")" = 2 ]
+"$here/peerbench.sh" --lower local --config c="$pb/c" --runs 1 --workloads tar_x \
+	--tarball "$pb/bad.tar" --tap --tsv "$pb/t2.tsv" > "$pb/tap2" 2>/dev/null
+check "peerbench --tap: a failed command fails the run" [ $? = 1 ]
+check "peerbench --tap: ... as a not ok test point" grep -qxF 'not ok 1 local c run 1 tar_x' "$pb/tap2"
+"$here/peerbench.sh" --lower local --config c="$pb/c" --tap > /dev/null 2> "$tmp/err"
+check "peerbench --tap without --tsv FILE is refused" [ $? = 1 ]
 
 # --- without gnuplot -------------------------------------------------------
 # A PATH with only the python interpreter (its real path: python3 may be
