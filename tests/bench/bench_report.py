@@ -12,7 +12,8 @@ machine, sizes...), printed at the top.
 For every lower and workload: each configuration's time (median over the
 runs, with min-max), then the ratios time(config) / time(reference) with
 the reference "default" (the lower with default options) and "tmpfs" (the
-local limit), metacache against the best peer, issue 8's goals checked
+local limit), latency percentiles (p50, p99) and operations per second
+where the rows carry them, metacache against the best peer, issue 8's goals checked
 (met / not met, and the workloads that miss each), and metacache's gain
 in Azure's terms (latency reduction %, IOPS increase %).  A ratio is computed within each run (the configurations of
 one run ran interleaved, minutes apart at most) and the median over the
@@ -38,6 +39,7 @@ gnuplot NAME.gp" redraws it.  bench.md links the PNGs relative to --md-dir
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -57,6 +59,22 @@ def fmt(v):
     if v >= 1:
         return "%.2f" % v
     return "%.3g" % v
+
+
+# What peerbench.sh keeps in a row's note: "p50 X us, p99 Y us, Z ops/s"
+# (mdbench and the generator; older runs: the generator's p99 and ops/s
+# only) and ", lower/op W" (calls metacache made to the lower per op).
+NOTE_FIGURES = (("p50", r"p50 ([0-9.]+) us"), ("p99", r"p99 ([0-9.]+) us"),
+                ("ops_per_s", r"([0-9.]+) ops/s"), ("lower", r"lower/op ([0-9.]+)"))
+
+
+def note_figures(note):
+    out = {}
+    for key, rx in NOTE_FIGURES:
+        m = re.search(rx, note)
+        if m:
+            out[key] = float(m.group(1))
+    return out
 
 
 def fmt_ratio(v):
@@ -278,11 +296,12 @@ def main():
             if wl not in L["workloads"]:
                 L["workloads"].append(wl)
             c = L["cells"].setdefault((wl, cfg), {"unit": unit, "runs": {}, "notes": [],
-                                                   "lower": {}})
+                                                   "lower": {}, "p50": {}, "p99": {},
+                                                   "ops_per_s": {}})
             if status == "ok":
                 c["runs"][int(run)] = float(val)
-                if note.startswith("lower/op "):
-                    c["lower"][int(run)] = float(note.split()[1])
+                for key, v in note_figures(note).items():
+                    c[key][int(run)] = v
             else:
                 c["notes"].append("%s (run %s): %s" % (status, run, note))
 
@@ -427,6 +446,30 @@ def main():
                         s += " (%s-%s)" % (fmt_ratio(min(rs)), fmt_ratio(max(rs)))
                     row.append(s)
                 md.append("| %s | %s | %s |" % (wl, ", ".join(names), " | ".join(row)))
+            md.append("")
+        # Latency percentiles and ops/s (per-operation workloads whose rows
+        # carry them: mdbench and the generator), median over the runs.
+        pw = [wl for wl in L["workloads"]
+              if any(cell(wl, c) and cell(wl, c)["p99"] for c in ran)]
+        if pw:
+            md.append("### %s: latency percentiles and operations per second" % lower)
+            md.append("")
+            md.append("Per operation: p50 / p99 in us, and ops/s (one process, one "
+                      "operation at a time); medians over the runs.")
+            md.append("")
+            md.append("| workload | " + " | ".join(ran) + " |")
+            md.append("|---|" + "---:|" * len(ran))
+            for wl in pw:
+                row = []
+                for cfg in ran:
+                    x = cell(wl, cfg)
+                    fig = {k: statistics.median(x[k].values()) for k in ("p50", "p99", "ops_per_s")
+                           if x and x[k]}
+                    if x and fig:
+                        J["workloads"][wl]["configs"][cfg].update(fig)
+                    row.append("%s / %s (%s)" % (fmt(fig.get("p50")), fmt(fig.get("p99")),
+                                                 fmt(fig.get("ops_per_s"))) if fig else "-")
+                md.append("| %s | %s |" % (wl, " | ".join(row)))
             md.append("")
         # Issue 8's goals, checked on the run's own ratios (medians over
         # the runs), for metacache with the peers' 60 s TTLs (its defaults

@@ -137,6 +137,30 @@ check "headline.py says why, without a traceback" sh -c '! grep -q Traceback "$1
 "$here/publish.sh" "$tmp/out2-missing" "$tmp/results" > /dev/null 2>&1
 check "publish.sh of a directory without a report fails" [ $? != 0 ]
 
+# --- percentiles from the rows' notes ---------------------------------------
+# peerbench.sh's notes: mdbench "p50 X us, p99 Y us, Z ops/s, lower/op W";
+# older generator rows "p99 Y us, Z ops/s".  Medians over the runs.
+printf '%s\n' \
+	"nfs	default	1	md_stat	us	40	ok	p50 38.5 us, p99 61.25 us, 25000.0 ops/s" \
+	"nfs	default	2	md_stat	us	42	ok	p50 39.5 us, p99 70.75 us, 23000.0 ops/s" \
+	"nfs	mc-60s	1	md_stat	us	20	ok	p50 19 us, p99 30 us, 50000.0 ops/s, lower/op 0.00" \
+	"nfs	mc-60s	2	md_stat	us	22	ok	p50 21 us, p99 34 us, 46000.0 ops/s, lower/op 0.50" \
+	"nfs	default	1	gen_mdtest_stat	us	7.48	ok	p99 28.7 us, 65703.0 ops/s" \
+	"nfs	mc-60s	1	gen_mdtest_stat	us	9.1	ok	p50 8.0 us, p99 30.1 us, 50000.0 ops/s" \
+	> "$tmp/pct.tsv"
+"$python3" "$report" --json "$tmp/pct.json" "$tmp/pct.tsv" > "$tmp/pct.md" 2> "$tmp/err"
+check "percentiles: the report exits 0 ($(head -c 200 "$tmp/err"))" [ $? = 0 ]
+check "percentiles: the table" grep -qxF "### nfs: latency percentiles and operations per second" "$tmp/pct.md"
+check "percentiles: md_stat, medians of p50 / p99 (ops/s) per configuration" \
+	grep -qxF '| md_stat | 39.0 / 66.0 (24000) | 20.0 / 32.0 (48000) |' "$tmp/pct.md"
+check "percentiles: a row without p50 shows -" \
+	grep -qxF '| gen_mdtest_stat | - / 28.7 (65703) | 8.00 / 30.1 (50000) |' "$tmp/pct.md"
+check "percentiles: lower/op still read from the note" grep -qxF '| md_stat | 0.25 |' "$tmp/pct.md"
+check "percentiles: in report.json" "$python3" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["lowers"]["nfs"]["workloads"]["md_stat"]["configs"]["default"]
+sys.exit(0 if (c["p50"], c["p99"], c["ops_per_s"]) == (39.0, 66.0, 24000.0) else 1)' "$tmp/pct.json"
+
 # --- peerbench.sh --tap, on a local directory -------------------------------
 pb=$tmp/pb
 mkdir -p "$pb/c/mcbench/tree/.git" && echo x > "$pb/c/mcbench/tree/f"
