@@ -28,9 +28,10 @@ the plots are skipped with a message and the report says so), per lower:
                           second) per configuration, log scale
   LOWER-programs-ratio.png whole-program workloads: time / time of the lower
                           with default options, log scale (1 = same)
-  LOWER-mdbench-latency.png mdbench phases: mean latency per operation (us);
-                          the TSV keeps only mdbench's mean per phase, not
-                          its percentiles, so this is what is plotted
+  LOWER-mdbench-latency.png mdbench phases: mean latency per operation (us)
+  LOWER-mdbench-p99.png   mdbench phases: p99 latency per operation (us),
+                          when the TSV's notes carry it (runs from
+                          2026-11-30 20:00 on); the generator's the same
 Bars: median over the runs, error bars: min-max over the runs.  Next to
 every PNG are its gnuplot script (NAME.gp) and data (NAME.dat): "cd DIR &&
 gnuplot NAME.gp" redraws it.  bench.md links the PNGs relative to --md-dir
@@ -195,15 +196,29 @@ def make_plots(out, d, md_dir):
         gen_wl = [w for w in wls if wls[w].get("unit") == "us/op" and w.startswith("gen_")]
         prog_wl = [w for w in wls if wls[w].get("unit") == "s"]
 
-        def rows(wlist, f):
+        def rows(wlist, f, key="values"):
             r = []
             for w in wlist:
                 v = {}
                 for c, jc in wls[w]["configs"].items():
-                    if jc.get("values"):
-                        v[c] = mmm([f(x) for x in jc["values"] if x > 0])
+                    xs = [f(x) for x in jc.get(key, []) if x > 0]
+                    if xs:
+                        v[c] = mmm(xs)
                 r.append((w, v))
             return r
+
+        # The tail of the latency distribution (p99 per run, from the rows'
+        # notes), where the rows carry it.
+        def p99_plot(key, title, wlist):
+            wlist = [w for w in wlist
+                     if any(jc.get("p99_runs") for jc in wls[w]["configs"].values())]
+            if not wlist:
+                return []
+            return [(bar_plot(d, term, "%s-%s-p99" % (lower, key),
+                              "%s: %s, p99 latency per operation" % (lower, title),
+                              "p99 us per operation (log scale)",
+                              rows(wlist, lambda x: x, "p99_runs"), cfgs),
+                     "%s: p99 latency per operation (table 4 has p50 and p99)" % title)]
 
         # Per-operation figures (mean us per op): ops/s and mean latency.
         def per_op(key, title, wlist, latency_note):
@@ -220,8 +235,7 @@ def make_plots(out, d, md_dir):
                               rows(wlist, lambda x: x), cfgs),
                      "%s: mean latency per operation (%s)" % (title, latency_note))]
 
-        md_plots = per_op("mdbench", "mdbench", md_wl,
-                          "the TSV keeps mdbench's mean per phase, not its p50/p99")
+        md_plots = per_op("mdbench", "mdbench", md_wl, "p50 and p99 in table 4")
         plots = md_plots[:1]
         if prog_wl:
             plots.append((bar_plot(
@@ -243,8 +257,10 @@ def make_plots(out, d, md_dir):
                     rr, [c for c in cfgs if c != "default"], hline=1),
                     "whole-program workloads: time relative to the lower with default options"))
         plots += md_plots[1:]
+        plots += p99_plot("mdbench", "mdbench", md_wl)
         plots += per_op("generator", "the in-kernel generator (gen_<workload>_<op>)", gen_wl,
-                        "p99 and ops/s in bench.tsv's notes")
+                        "p50 and p99 in table 4")
+        plots += p99_plot("generator", "the in-kernel generator", gen_wl)
         if plots:
             md += ["### %s" % lower, ""]
             for png, what in plots:
@@ -466,7 +482,10 @@ def main():
                     fig = {k: statistics.median(x[k].values()) for k in ("p50", "p99", "ops_per_s")
                            if x and x[k]}
                     if x and fig:
-                        J["workloads"][wl]["configs"][cfg].update(fig)
+                        jc = J["workloads"][wl]["configs"][cfg]
+                        jc.update(fig)
+                        for k in fig:
+                            jc[k + "_runs"] = [x[k][n] for n in sorted(x[k])]
                     row.append("%s / %s (%s)" % (fmt(fig.get("p50")), fmt(fig.get("p99")),
                                                  fmt(fig.get("ops_per_s"))) if fig else "-")
                 md.append("| %s | %s |" % (wl, " | ".join(row)))

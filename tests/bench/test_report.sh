@@ -148,8 +148,14 @@ printf '%s\n' \
 	"nfs	default	1	gen_mdtest_stat	us	7.48	ok	p99 28.7 us, 65703.0 ops/s" \
 	"nfs	mc-60s	1	gen_mdtest_stat	us	9.1	ok	p50 8.0 us, p99 30.1 us, 50000.0 ops/s" \
 	> "$tmp/pct.tsv"
-"$python3" "$report" --json "$tmp/pct.json" "$tmp/pct.tsv" > "$tmp/pct.md" 2> "$tmp/err"
+"$python3" "$report" --json "$tmp/pct.json" --plots "$tmp/pctplots" --md-dir "$tmp" \
+	"$tmp/pct.tsv" > "$tmp/pct.md" 2> "$tmp/err"
 check "percentiles: the report exits 0 ($(head -c 200 "$tmp/err"))" [ $? = 0 ]
+for f in nfs-mdbench-p99.png nfs-generator-p99.png; do
+	check "percentiles: $f drawn and linked" sh -c '[ -s "$1/$2" ] && grep -qF "(pctplots/$2)" "$3"' - "$tmp/pctplots" "$f" "$tmp/pct.md"
+done
+check "percentiles: the p99 plot's data, medians and min-max over the runs" \
+	grep -qP '^md_stat\t66\t61.25\t70.75\t32\t30\t34$' "$tmp/pctplots/nfs-mdbench-p99.dat"
 check "percentiles: the table" grep -qxF "### nfs: latency percentiles and operations per second" "$tmp/pct.md"
 check "percentiles: md_stat, medians of p50 / p99 (ops/s) per configuration" \
 	grep -qxF '| md_stat | 39.0 / 66.0 (24000) | 20.0 / 32.0 (48000) |' "$tmp/pct.md"
