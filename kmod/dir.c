@@ -412,7 +412,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 /* At position 0: which listing does the file read from now, if any? */
 static void mc_dir_select(struct file *file)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct dentry *dentry = file->f_path.dentry;
 	struct inode *inode = d_inode(dentry);
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
@@ -510,7 +510,7 @@ static loff_t mc_dir_llseek(struct file *file, loff_t offset, int whence)
  */
 static int mc_dir_open(struct inode *inode, struct file *file)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf;
 	bool expired;

@@ -111,7 +111,7 @@ static void mc_open_prime_attr(struct file *file, struct file *lower)
  */
 int mc_open(struct inode *inode, struct file *file)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct file *lower_file;
 	struct path lower_path;
@@ -231,7 +231,7 @@ int mc_open_prepared(struct inode *inode, struct file *file)
  */
 int mc_release(struct inode *inode, struct file *file)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf = MC_F(file);
 

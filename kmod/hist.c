@@ -129,8 +129,8 @@ void mc_stats_lower_call(struct mc_sb_info *sbi, enum mc_op op, u64 ns)
  * @ns: how long serving it took, from entry to return of the metacache
  *	operation
  *
- * Counts the operation as avoided (METACACHE_A_OP_AVOIDED is the number of
- * samples of this histogram) and records its latency.
+ * Records the latency of a timed answer: a random sample of the avoided
+ * calls (mc_served(); the exact count is mc_op_stats::avoided).
  * Context: process context, also RCU-walk; no lock, no allocation.
  */
 void mc_stats_cache_hit(struct mc_sb_info *sbi, enum mc_op op, u64 ns)
@@ -174,7 +174,8 @@ static void mc_hist_sub(struct mc_hist_sum *sum, const struct mc_hist_sum *base)
  * mc_stats_op_read() - the statistics of one operation since the reset
  * @sbi: the mount
  * @op: the operation type
- * @calls: filled with the lower calls made and their total time
+ * @calls: filled with the lower calls made, their total time, and the
+ *	calls avoided (every one; @cache holds only the timed sample)
  * @cache: filled with the histogram of calls served from a cache
  * @lower: filled with the histogram of calls made to the lower
  *
@@ -195,6 +196,7 @@ void mc_stats_op_read(struct mc_sb_info *sbi, enum mc_op op,
 	if (!base)
 		return;
 	calls->calls -= base->op[op].calls;
+	calls->avoided -= base->op[op].avoided;
 	calls->total_ns -= base->op[op].total_ns;
 	mc_hist_sub(cache, &base->hist[MC_HIST_CACHE][op]);
 	mc_hist_sub(lower, &base->hist[MC_HIST_LOWER][op]);

@@ -194,7 +194,7 @@ void mc_evict_inode(struct inode *inode)
 static int mc_permission(struct user_namespace *mnt_userns,
 			 struct inode *inode, int mask)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	u32 gen;
 	int err;
@@ -233,7 +233,7 @@ static int mc_getattr(struct user_namespace *mnt_userns,
 		      const struct path *path, struct kstat *stat,
 		      u32 request_mask, unsigned int flags)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct dentry *dentry = path->dentry;
 	struct inode *inode = d_inode(dentry);
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
@@ -327,7 +327,7 @@ out:
 static const char *mc_get_link(struct dentry *dentry, struct inode *inode,
 			       struct delayed_call *done)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct path lower_path;
 	const char *link;

@@ -121,26 +121,41 @@ void mc_stats_read(const struct mc_sb_info *sbi, enum mc_op op,
 	}
 }
 
+/*
+ * The clock of the lower calls: ktime_get_ns(), the same on every CPU, as
+ * a call that sleeps may end on another.  A lower call costs a round trip
+ * or at least a trip through the lower's code; two clock reads are small
+ * beside it.
+ */
 static inline u64 mc_op_begin(void)
 {
-	return mc_clock();
+	return ktime_get_ns();
 }
+
+unsigned int mc_served_mask = 15;	/* see mc_clock() */
+DEFINE_PER_CPU(u32, mc_sample_state);
 
 /**
  * mc_served() - account an operation answered from a cache
  * @sbi: the mount
  * @op: the lower call the answer saved
- * @start: mc_clock() when the metacache operation began
+ * @start: what mc_served_begin() returned when the metacache operation
+ *	began: its start time, or 0 when this answer is not timed
  *
- * Counts the call as avoided and records how long the answer took in the
- * mount's cache-served latency histogram (hist.c).
+ * Counts the call as avoided; if it is timed, records how long the answer
+ * took in the mount's cache-served latency histogram (hist.c) and fires the
+ * metacache_served tracepoint.
  * Context: any, RCU-walk included; no lock, no allocation.
  */
 void mc_served(struct mc_sb_info *sbi, enum mc_op op, u64 start)
 {
-	u64 ns = mc_clock() - start;
+	u64 now, ns;
 
 	this_cpu_inc(sbi->stats->op[op].avoided);
+	if (!start)
+		return;
+	now = mc_clock();
+	ns = now > start ? now - start : 0;
 	mc_stats_cache_hit(sbi, op, ns);
 	trace_metacache_served(sbi->id, op, ns);
 }

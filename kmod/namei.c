@@ -420,7 +420,7 @@ static bool mc_entry_fresh(struct mc_sb_info *sbi, struct dentry *dentry,
  */
 static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct mc_dentry *mcd = MC_D(dentry);
 	struct path lower_path;
@@ -476,7 +476,7 @@ out:
  */
 static int mc_d_weak_revalidate(struct dentry *dentry, unsigned int flags)
 {
-	u64 start = mc_clock();
+	u64 start = mc_served_begin();
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct path lower_path;
 	bool expired;

@@ -1065,8 +1065,8 @@ static int mc_nl_fill_stats_op(struct sk_buff *skb,
 	    nla_put_u32(skb, METACACHE_A_OP_ID, op) ||
 	    mc_nl_put_u64(skb, METACACHE_A_OP_CALLS, st->calls.calls,
 			  METACACHE_A_OP_PAD) ||
-	    mc_nl_put_u64(skb, METACACHE_A_OP_AVOIDED,
-			  st->hist[MC_HIST_CACHE].count, METACACHE_A_OP_PAD) ||
+	    mc_nl_put_u64(skb, METACACHE_A_OP_AVOIDED, st->calls.avoided,
+			  METACACHE_A_OP_PAD) ||
 	    mc_nl_put_hist(skb, METACACHE_A_OP_HIST_CACHE,
 			   &st->hist[MC_HIST_CACHE]) ||
 	    mc_nl_put_hist(skb, METACACHE_A_OP_HIST_LOWER,

@@ -11,9 +11,12 @@
  * current default whichever way it was set.  A value out of range is
  * refused with -EINVAL (modprobe then fails with a message naming the
  * parameter), as a mount option or the netlink family would refuse it.
+ * One parameter is module-wide and no mount default: served_sample (at the
+ * end of this file).
  */
 
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/stddef.h>
@@ -93,3 +96,38 @@ MC_PARAM(max_neg, MC_LIMIT_MAX,
 	 "most cached missing names per mount, default for new mounts (16384)");
 MC_PARAM(max_handles, MC_LIMIT_MAX,
 	 "most lower files kept open after close per mount, default for new mounts (1024)");
+
+/*
+ * served_sample: time one cache hit in N, at random, for the cache-served
+ * latency histograms (see mc_clock() in metacache.h).  Module-wide, not a
+ * mount default: it changes at once for every mount.  A power of two from
+ * 1 (every hit) to 65536.
+ */
+static int mc_sample_set(const char *val, const struct kernel_param *kp)
+{
+	u32 v;
+
+	if (kstrtou32(val, 0, &v))
+		return -EINVAL;
+	if (!v || v > 65536 || !is_power_of_2(v)) {
+		pr_err("served_sample=%u: must be a power of two from 1 to 65536\n",
+		       v);
+		return -EINVAL;
+	}
+	WRITE_ONCE(mc_served_mask, v - 1);
+	return 0;
+}
+
+static int mc_sample_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mc_served_mask) + 1);
+}
+
+static const struct kernel_param_ops mc_sample_ops = {
+	.set	= mc_sample_set,
+	.get	= mc_sample_get,
+};
+
+module_param_cb(served_sample, &mc_sample_ops, NULL, 0644);
+MODULE_PARM_DESC(served_sample,
+		 "time one cache hit in N for the served-latency histograms (16; 1 = every hit)");

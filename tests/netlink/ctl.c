@@ -87,6 +87,36 @@ static const char *id_str(long long id)
 	return idbuf;
 }
 
+/* The module parameter that times one cache hit in N. */
+#define SAMPLE_PARAM "/sys/module/metacache/parameters/served_sample"
+
+/* Write @val to the parameter: 0, or the errno of the refused write. */
+static int sample_write(const char *val)
+{
+	int fd = open(SAMPLE_PARAM, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* The parameter's value, -1 if unreadable. */
+static long sample_read(void)
+{
+	FILE *f = fopen(SAMPLE_PARAM, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /* ------------------------------------------------------------- tests */
 
 MCT_TEST(version_and_show)
@@ -295,14 +325,21 @@ MCT_TEST(policy_add_list_del)
 
 MCT_TEST(stats_and_reset)
 {
-	char work[PATH_MAX], name[PATH_MAX + 16];
+	char work[PATH_MAX], name[PATH_MAX + 16], was[24];
 	struct stat st;
 	long long id, calls;
+	long sample;
 	int fd, i;
 
 	SETUP();
 	id = mount_id(upper);
 	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	/* time every cache hit, so that the histogram counts them all */
+	sample = sample_read();
+	MCT_ASSERT(sample >= 1, "%s unreadable", SAMPLE_PARAM);
+	snprintf(was, sizeof(was), "%ld", sample);
+	MCT_ASSERT(!sample_write("1"), "served_sample=1: %s", strerror(errno));
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
 	snprintf(work, sizeof(work), "%s/ctl.stats.%d", upper, getpid());
 	MCT_ASSERT(!mkdir(work, 0755), "mkdir: %s", strerror(errno));
 	snprintf(name, sizeof(name), "%s/f", work);
@@ -369,6 +406,61 @@ MCT_TEST(stats_and_reset)
 	snprintf(name, sizeof(name), "%s/f", work);
 	unlink(name);
 	rmdir(work);
+	MCT_EXPECT(!sample_write(was), "served_sample back to %s", was);
+}
+
+/*
+ * served_sample: only a random sample of the cache hits is timed; the
+ * counters stay exact.  Bad values are refused and change nothing.
+ */
+MCT_TEST(served_sample)
+{
+	static const char *const bad[] = { "0", "3", "131072", "-16", "x", "\n" };
+	char name[PATH_MAX], was[24];
+	long long id, avoided, timed;
+	struct stat st;
+	long sample;
+	size_t k;
+	int fd, i;
+
+	SETUP();
+	id = mount_id(upper);
+	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	sample = sample_read();
+	MCT_ASSERT(sample >= 1, "%s unreadable", SAMPLE_PARAM);
+	snprintf(was, sizeof(was), "%ld", sample);
+	MCT_ASSERT(!sample_write("16"), "served_sample=16: %s",
+		   strerror(errno));
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+		MCT_EXPECT(sample_write(bad[k]) == EINVAL,
+			   "served_sample=\"%s\" not refused with EINVAL", bad[k]);
+	MCT_EXPECT(sample_read() == 16, "after refused writes: %ld",
+		   sample_read());
+
+	snprintf(name, sizeof(name), "%s/ctl.sample.%d", upper, getpid());
+	fd = open(name, O_CREAT | O_WRONLY, 0644);
+	MCT_ASSERT(fd >= 0, "create: %s", strerror(errno));
+	close(fd);
+	MCT_ASSERT(!stat(name, &st), "stat: %s", strerror(errno));
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
+	for (i = 0; i < 2000; i++)
+		stat(name, &st);
+	EXPECT_JSON("-j", "stats", id_str(id));
+	avoided = js_num(R.out, "ops.getattr.avoided");
+	timed = js_num(R.out, "ops.getattr.cache.count");
+	/*
+	 * 1 in 16 at random: about 125 of 2000; outside 1/64..1/4 has a
+	 * probability far below 1e-12.
+	 */
+	MCT_EXPECT(avoided >= 2000 && timed >= avoided / 64 &&
+		   timed <= avoided / 4,
+		   "2000 cached stats: %lld getattr avoided, %lld timed",
+		   avoided, timed);
+	MCT_EXPECT(js_num(R.out, "served_sample") == 16, "stats -j: %s", R.out);
+	EXPECT_RUN(0, "stats", id_str(id));
+	MCT_EXPECT(strstr(R.out, "1 hit in 16 timed"), "stats: %s", R.out);
+	unlink(name);
+	MCT_EXPECT(!sample_write(was), "served_sample back to %s", was);
 }
 
 MCT_TEST(flush_works)

@@ -113,6 +113,8 @@ struct mc_stats {
 	uint32_t dev_major, dev_minor;
 	char path[METACACHE_PATH_MAX];
 	uint64_t age_ns;
+	/* one cache hit in this many is timed (module parameter), 0: unknown */
+	uint32_t served_sample;
 	struct mc_cache_stats cache[METACACHE_CACHE_MAX + 1];
 	struct mc_op_stats op[MC_MAX_OPS];
 };

@@ -48,6 +48,23 @@ static int on_stats(const struct mc_reply *r, void *arg)
 	return 0;
 }
 
+/*
+ * The module times only a sample of its cache hits (served_sample, a
+ * module parameter, not part of the netlink protocol): 0 if unreadable.
+ */
+static uint32_t served_sample(void)
+{
+	FILE *f = fopen("/sys/module/metacache/parameters/served_sample", "r");
+	unsigned int v = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 static int fetch(struct mc_nl *nl, const char *mount, struct mc_stats *s)
 {
 	struct fetch f = { .s = s };
@@ -69,6 +86,7 @@ static int fetch(struct mc_nl *nl, const char *mount, struct mc_stats *s)
 		mc_err("the module sent no statistics for mount %s", mount);
 		return MC_EXIT_FAIL;
 	}
+	s->served_sample = served_sample();
 	return 0;
 }
 
@@ -227,6 +245,9 @@ void mc_stats_print(FILE *f, const struct mc_stats *s,
 	if (any) {
 		fputc('\n', f);
 		mc_table_print(&t, f, NULL);
+		if (s->served_sample > 1)
+			fprintf(f, "(cache latencies: 1 hit in %u timed, module parameter served_sample)\n",
+				s->served_sample);
 	}
 	mc_table_free(&t);
 }
@@ -280,6 +301,10 @@ int mc_stats_json(FILE *f, const struct mc_stats *s)
 	mcj_u64(&j, "mount_id", s->id);
 	mcj_str(&j, "mount_point", s->path[0] ? s->path : NULL);
 	mcj_u64(&j, "age_ns", s->age_ns);
+	if (s->served_sample)
+		mcj_u64(&j, "served_sample", s->served_sample);
+	else
+		mcj_null(&j, "served_sample");
 	mcj_obj(&j, "caches");
 	for (i = 0; i <= METACACHE_CACHE_MAX; i++) {
 		const struct mc_cache_stats *c = &s->cache[i];

@@ -504,6 +504,7 @@ static struct mc_stats *sample_stats(void)
 	s->op[METACACHE_OP_GETATTR].present = 1;	/* all zero: hidden */
 	s->op[40].present = 1;				/* unknown to this tool */
 	s->op[40].calls = 3;
+	s->served_sample = 16;
 	return s;
 }
 
@@ -531,6 +532,7 @@ MCT_TEST(stats_output)
 			"assert d[\"mount_id\"] == 7\n"
 			"assert d[\"mount_point\"] == \"/mnt/\\\"odd\\\" name\"\n"
 			"assert d[\"age_ns\"] == 3725 * 10**9\n"
+			"assert d[\"served_sample\"] == 16\n"
 			"assert set(d[\"caches\"]) == {\"entry\", \"neg\", \"attr\", \"dir\", \"handle\"}\n"
 			"assert d[\"caches\"][\"entry\"][\"hit_ratio\"] == 1.0\n"
 			"assert d[\"caches\"][\"handle\"][\"hit_ratio\"] is not None\n"
@@ -551,7 +553,8 @@ MCT_TEST(stats_output)
 		   "header:\n%s", text);
 	MCT_EXPECT(strstr(text, "hit%") && strstr(text, "lookup") &&
 		   strstr(text, "op40") && !strstr(text, "getattr") &&
-		   strstr(text, "p99.9") && strstr(text, "lower"),
+		   strstr(text, "p99.9") && strstr(text, "lower") &&
+		   strstr(text, "1 hit in 16 timed"),
 		   "human:\n%s", text);
 	free(json);
 	free(text);

@@ -336,8 +336,10 @@ enum metacache_cache_attr {
  * made to the lower file system; AVOIDED counts calls the VFS made that
  * would have gone to the lower but were answered from a cache.
  * HIST_LOWER holds the latency of each call made (timed around the lower
- * call), HIST_CACHE that of each avoided call (timed from entry to return
- * of the metacache operation), so their COUNTs match CALLS and AVOIDED.
+ * call), so its COUNT matches CALLS.  HIST_CACHE holds that of a random
+ * sample of the avoided calls (timed from entry to return of the metacache
+ * operation): one in the module parameter served_sample (16 by default,
+ * 1 for every call, when its COUNT matches AVOIDED).
  */
 enum metacache_op_attr {
 	METACACHE_A_OP_UNSPEC,
