@@ -451,6 +451,61 @@ static long mc_fallocate(struct file *file, int mode, loff_t offset,
 	return ret;
 }
 
+/*
+ * copy_file_range(2) between two metacache files (the VFS calls this only
+ * when both are ours; they may be on two metacache mounts): the lower
+ * files copy, so that NFS and SMB copy on the server instead of moving the
+ * data through this machine.  When the lower cannot copy between the two
+ * (-EXDEV, -EOPNOTSUPP: different lower file systems), files of one mount
+ * are copied as the VFS would copy them without this method, through our
+ * read and write; across mounts the caller gets -EXDEV and copies itself,
+ * as cp(1) does.
+ */
+static ssize_t mc_copy_file_range(struct file *file_in, loff_t pos_in,
+				  struct file *file_out, loff_t pos_out,
+				  size_t len, unsigned int flags)
+{
+	struct inode *inode = file_inode(file_out);
+	ssize_t ret;
+
+	ret = mc_lower_copy_file_range(MC_SB(inode->i_sb),
+				       mc_file_lower(file_in), pos_in,
+				       mc_file_lower(file_out), pos_out, len,
+				       flags);
+	mc_attr_invalidate(inode);
+	mc_copy_attr(inode);
+	if ((ret == -EXDEV || ret == -EOPNOTSUPP) &&
+	    file_inode(file_in)->i_sb == inode->i_sb)
+		ret = generic_copy_file_range(file_in, pos_in, file_out,
+					      pos_out, len, flags);
+	return ret;
+}
+
+/*
+ * FICLONE, FICLONERANGE and FIDEDUPERANGE: the lower files share the
+ * range, if the lower file system can (NFS 4.2 CLONE, SMB2 duplicate
+ * extents, btrfs/xfs below a local stack).  The VFS has checked that both
+ * files are on this mount; the lower checks the ranges and permissions
+ * again for its own files and flushes its page cache.
+ */
+static loff_t mc_remap_file_range(struct file *file_in, loff_t pos_in,
+				  struct file *file_out, loff_t pos_out,
+				  loff_t len, unsigned int remap_flags)
+{
+	struct inode *inode = file_inode(file_out);
+	loff_t ret;
+
+	if (remap_flags & ~(REMAP_FILE_DEDUP | REMAP_FILE_ADVISORY))
+		return -EINVAL;
+	ret = mc_lower_remap_file_range(MC_SB(inode->i_sb),
+					mc_file_lower(file_in), pos_in,
+					mc_file_lower(file_out), pos_out, len,
+					remap_flags);
+	mc_attr_invalidate(inode);
+	mc_copy_attr(inode);
+	return ret;
+}
+
 static int mc_fadvise(struct file *file, loff_t offset, loff_t len,
 		      int advice)
 {
@@ -620,6 +675,8 @@ const struct file_operations mc_file_fops = {
 	.fsync		= mc_fsync,
 	.fallocate	= mc_fallocate,
 	.fadvise	= mc_fadvise,
+	.copy_file_range = mc_copy_file_range,
+	.remap_file_range = mc_remap_file_range,
 	.flush		= mc_flush,
 	.lock		= mc_lock,
 	.flock		= mc_flock,

@@ -1175,6 +1175,80 @@ long mc_lower_fallocate(struct mc_sb_info *sbi, struct file *lower, int mode,
 }
 
 /**
+ * mc_lower_copy_file_range() - copy between two lower files
+ * @sbi: the mount of the destination
+ * @in: the lower source file
+ * @pos_in: where to read
+ * @out: the lower destination file
+ * @pos_out: where to write
+ * @len: bytes
+ * @flags: copy_file_range(2) flags (none are defined)
+ *
+ * vfs_copy_file_range() on the lower files: the lower's own
+ * ->copy_file_range (NFS COPY, SMB2 server-side copy) when it has one,
+ * else its clone, else a copy through the page cache.  Counted as a write.
+ *
+ * Return: bytes copied, or a negative errno (-EXDEV: the lower cannot copy
+ * between these two files).
+ */
+ssize_t mc_lower_copy_file_range(struct mc_sb_info *sbi, struct file *in,
+				 loff_t pos_in, struct file *out,
+				 loff_t pos_out, size_t len,
+				 unsigned int flags)
+{
+	u64 start = mc_op_begin();
+	ssize_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_WRITE);
+	if (fault)
+		return fault;
+
+	ret = vfs_copy_file_range(in, pos_in, out, pos_out, len, flags);
+	mc_op_end(sbi, MC_OP_WRITE, start);
+	return ret;
+}
+
+/**
+ * mc_lower_remap_file_range() - clone or deduplicate between lower files
+ * @sbi: the mount of the destination
+ * @in: the lower source file
+ * @pos_in: source offset
+ * @out: the lower destination file
+ * @pos_out: destination offset
+ * @len: bytes, 0 for "to the end of the source"
+ * @remap_flags: REMAP_FILE_DEDUP (compare, then share), REMAP_FILE_ADVISORY
+ *
+ * vfs_clone_file_range() or vfs_dedupe_file_range_one() on the lower
+ * files, which check permissions and ranges for the lower.  Counted as a
+ * write.
+ *
+ * Return: bytes remapped, or a negative errno.
+ */
+loff_t mc_lower_remap_file_range(struct mc_sb_info *sbi, struct file *in,
+				 loff_t pos_in, struct file *out,
+				 loff_t pos_out, loff_t len,
+				 unsigned int remap_flags)
+{
+	u64 start = mc_op_begin();
+	loff_t ret;
+	int fault;
+
+	fault = mc_fault(sbi, MC_OP_WRITE);
+	if (fault)
+		return fault;
+
+	if (remap_flags & REMAP_FILE_DEDUP)
+		ret = vfs_dedupe_file_range_one(in, pos_in, out, pos_out, len,
+						remap_flags);
+	else
+		ret = vfs_clone_file_range(in, pos_in, out, pos_out, len,
+					   remap_flags);
+	mc_op_end(sbi, MC_OP_WRITE, start);
+	return ret;
+}
+
+/**
  * mc_lower_fadvise() - pass posix_fadvise() to a lower file
  * @sbi: the mount
  * @lower: the lower file

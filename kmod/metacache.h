@@ -901,6 +901,14 @@ long mc_lower_fallocate(struct mc_sb_info *sbi, struct file *lower, int mode,
 			loff_t offset, loff_t len);
 int mc_lower_fadvise(struct mc_sb_info *sbi, struct file *lower,
 		     loff_t offset, loff_t len, int advice);
+ssize_t mc_lower_copy_file_range(struct mc_sb_info *sbi, struct file *in,
+				 loff_t pos_in, struct file *out,
+				 loff_t pos_out, size_t len,
+				 unsigned int flags);
+loff_t mc_lower_remap_file_range(struct mc_sb_info *sbi, struct file *in,
+				 loff_t pos_in, struct file *out,
+				 loff_t pos_out, loff_t len,
+				 unsigned int remap_flags);
 int mc_lower_mmap(struct mc_sb_info *sbi, struct file *lower,
 		  struct vm_area_struct *vma);
 int mc_lower_flush(struct mc_sb_info *sbi, struct file *lower, fl_owner_t id);

@@ -1087,6 +1087,163 @@ PT_TEST(truncate)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * copy_file_range(2) and FICLONE between files of one directory.  Through
+ * the stack the lower files copy (NFS COPY, SMB2 server-side copy); the
+ * results, errors, offsets and the destination's size and data must be
+ * the lower's.  The destination is stat()ed first, so that in cached mode
+ * its old size is in the attribute cache: the copy must refresh it.
+ */
+static void seq_copy_range(struct pt_run *r)
+{
+	static char data[70000];
+	loff_t in, out;
+	ssize_t n = 0;
+	size_t left;
+	int src, dst, app;
+
+	pt_fill(data, sizeof(data), 11);
+	PT_OK(r, pt_writefileat(r->dfd, "src", data, sizeof(data), 0644));
+	PT_OK(r, pt_writefileat(r->dfd, "dst", "old", 3, 0644));
+	pt_rec_stat(r, "dst", 0);
+	src = PT_FD(r, openat(r->dfd, "src", O_RDONLY));
+	dst = PT_FD(r, openat(r->dfd, "dst", O_RDWR));
+	if (src >= 0 && dst >= 0) {
+		/* a copy may be short: loop, as cp(1) does */
+		in = 1000;
+		out = 0;
+		left = 50000;
+		while (left > 0) {
+			n = copy_file_range(src, &in, dst, &out, left, 0);
+			if (n <= 0)
+				break;
+			left -= n;
+		}
+		PT_VAL(r, "bytes copied", 50000 - left);
+		PT_VAL(r, "copy error", n < 0 ? errno : 0);
+		pt_rec_stat(r, "dst", 0);
+		pt_rec_content(r, "dst");
+		/* past the end of the source: short, both offsets moved */
+		in = 69000;
+		out = 60000;
+		PT_OK(r, copy_file_range(src, &in, dst, &out, 5000, 0));
+		PT_VAL(r, "in offset after", in);
+		PT_VAL(r, "out offset after", out);
+		pt_rec_stat(r, "dst", 0);
+		pt_rec_content(r, "dst");
+		/* without offsets: the file positions are used and moved */
+		PT_OK(r, lseek(src, 10, SEEK_SET));
+		PT_OK(r, lseek(dst, 0, SEEK_SET));
+		PT_OK(r, copy_file_range(src, NULL, dst, NULL, 100, 0));
+		PT_OK(r, lseek(src, 0, SEEK_CUR));
+		PT_OK(r, lseek(dst, 0, SEEK_CUR));
+		/* bad input */
+		PT_ERR(r, EINVAL, copy_file_range(src, NULL, dst, NULL, 10, 1));
+		in = 0;
+		out = 5;
+		PT_ERR(r, EINVAL, copy_file_range(dst, &in, dst, &out, 10, 0));
+		PT_ERR(r, EBADF, copy_file_range(dst, NULL, src, NULL, 10, 0));
+		/* clone: whatever the lower answers (EOPNOTSUPP on most) */
+		PT_ANY(r, ioctl(dst, FICLONE, src));
+		pt_rec_content(r, "dst");
+	}
+	app = PT_FD(r, openat(r->dfd, "dst", O_WRONLY | O_APPEND));
+	if (app >= 0 && src >= 0)
+		PT_ERR(r, EBADF, copy_file_range(src, NULL, app, NULL, 10, 0));
+	if (app >= 0)
+		close(app);
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	pt_rec_stat(r, "dst", 0);
+	pt_rec_content(r, "dst");
+}
+
+/* NFS COPY calls made so far by the NFS mount at @dir, -1 if unknown. */
+static long long nfs_copies(const char *dir)
+{
+	char line[1024], want[PATH_MAX + 16];
+	long long n = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/mountstats", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), " mounted on %s with ", dir);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "device ", 7))
+			in = strstr(line, want) != NULL;
+		else if (in && sscanf(line, " COPY: %lld", &n) == 1)
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
+PT_TEST(copy_range)
+{
+	const char *lower = getenv("MC_LOWER");
+	char a[PATH_MAX + 8], b[PATH_MAX + 8];
+	static char data[65536];
+	long long before, after, direct;
+	int src, dst;
+
+	PT_BOTH(c, "copy", seq_copy_range, NULL);
+	if (pt_fs("nfs") != 1 || !lower)
+		return;
+	/*
+	 * On NFS 4.2 the lower client copies on the server (COPY): so must
+	 * a copy through the stack, not read and write the data through it.
+	 */
+	pt_fill(data, sizeof(data), 3);
+	pt_snp(a, sizeof(a), "%s/ss.src", c->lo);
+	pt_snp(b, sizeof(b), "%s/ss.dst", c->lo);
+	if (pt_writefile(a, data, sizeof(data), 0644) ||
+	    pt_writefile(b, "", 0, 0644)) {
+		pt_fail_at(__FILE__, __LINE__, "writing %s: %s", a, strerror(errno));
+		return;
+	}
+	before = nfs_copies(lower);
+	src = open(a, O_RDONLY);
+	dst = open(b, O_WRONLY);
+	if (src >= 0 && dst >= 0 &&
+	    copy_file_range(src, NULL, dst, NULL, sizeof(data), 0) < 0)
+		pt_diag("copy on the lower: %s", strerror(errno));
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	direct = nfs_copies(lower) - before;
+	pt_snp(a, sizeof(a), "%s/ss.src", c->up);
+	pt_snp(b, sizeof(b), "%s/ss.dst2", c->up);
+	if (pt_writefile(b, "", 0, 0644)) {
+		pt_fail_at(__FILE__, __LINE__, "create %s: %s", b, strerror(errno));
+		return;
+	}
+	before = nfs_copies(lower);
+	src = open(a, O_RDONLY);
+	dst = open(b, O_WRONLY);
+	if (src < 0 || dst < 0 ||
+	    copy_file_range(src, NULL, dst, NULL, sizeof(data), 0) !=
+	    (ssize_t)sizeof(data))
+		pt_fail_at(__FILE__, __LINE__, "copy through the stack: %s",
+			   strerror(errno));
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	after = nfs_copies(lower) - before;
+	pt_diag("NFS COPY calls: %lld copying on the lower, %lld through the stack",
+		direct, after);
+	if (direct > 0 && after < 1)
+		pt_fail_at(__FILE__, __LINE__,
+			   "the lower copies on the server (%lld COPY), the stack did not",
+			   direct);
+}
+
+/* ------------------------------------------------------------------ */
+
 static void setup_times(struct pt_run *r)
 {
 	SETUP(pt_writefileat(r->dfd, "f", "x", 1, 0644) == 0, "f");
