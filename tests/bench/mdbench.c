@@ -40,7 +40,10 @@
  * every file system, so NFS/SMB clients forget too) and, on metacache, its
  * debugfs flush; flush = only metacache's flush; none = nothing (the first
  * round then is merely the first after create); auto (default) = drop when
- * possible, else flush on metacache, else none.
+ * possible, else flush on metacache, else none.  Before dropping, mdbench
+ * waits --cold-wait milliseconds (1500) for the clients' deferred closes:
+ * cifs keeps a closed file open for closetimeo (1 s), and an open file's
+ * dentry and inode survive drop_caches.
  *
  * On a metacache mount (statfs magic), every phase also reports the lower
  * calls it caused per operation and the cache hit counters, from debugfs
@@ -193,6 +196,7 @@ static struct phase ph[PH_NR];
 static struct {
 	const char *target;
 	long files, rounds, depth, size, cycles, walks;
+	long cold_wait_ms;
 	unsigned int ops;	/* bit per middle phase group */
 	const char *cold;
 	int json;
@@ -200,7 +204,7 @@ static struct {
 	const char *label;
 } opt = {
 	.files = 1000, .rounds = 3, .depth = 8, .size = 4096, .cycles = -1,
-	.walks = -1, .ops = ~0u, .cold = "auto",
+	.walks = -1, .ops = ~0u, .cold = "auto", .cold_wait_ms = 1500,
 };
 
 enum { G_STAT = 1, G_NEG = 2, G_OPEN = 4, G_READ = 8, G_WALK = 16, G_LS = 32,
@@ -285,6 +289,20 @@ static void make_cold(void)
 	if (is_mc && have_mm && mcs_flush(&mm) == 0)
 		flushed = 1;
 	if (strcmp(opt.cold, "flush")) {
+		/*
+		 * Let the clients close what they keep open after close(2)
+		 * (cifs's deferred close: closetimeo, 1 s by default): an open
+		 * file pins its dentry and inode, which drop_caches cannot free,
+		 * so the "cold" stat of a file just created would be warm.
+		 */
+		if (opt.cold_wait_ms) {
+			struct timespec ts = {
+				.tv_sec = opt.cold_wait_ms / 1000,
+				.tv_nsec = opt.cold_wait_ms % 1000 * 1000000L,
+			};
+
+			nanosleep(&ts, NULL);
+		}
 		fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			/* twice: stacked dentries pin their lower ones */
@@ -856,6 +874,8 @@ static void usage(int code)
 		"  --walks W     path walks (N)\n"
 		"  --ops LIST    middle phases: stat,neg,open,read,walk,ls,cycle (all)\n"
 		"  --cold MODE   how first rounds are made cold (auto)\n"
+		"  --cold-wait MS  before dropping caches, wait for the clients' deferred\n"
+		"                closes (1500)\n"
 		"  --json        one JSON object instead of TAP\n"
 		"  --tsv FILE    append one tab-separated line per phase to FILE\n"
 		"  --label TEXT  a label for the run\n");
@@ -911,6 +931,7 @@ int main(int argc, char **argv)
 		{ "walks", required_argument, NULL, 'w' },
 		{ "ops", required_argument, NULL, 'o' },
 		{ "cold", required_argument, NULL, 'C' },
+		{ "cold-wait", required_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "tsv", required_argument, NULL, 'T' },
 		{ "label", required_argument, NULL, 'l' },
@@ -921,7 +942,7 @@ int main(int argc, char **argv)
 	double total;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:n:r:d:s:c:w:o:C:jT:l:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:r:d:s:c:w:o:C:W:jT:l:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': opt.target = optarg; break;
 		case 'n': opt.files = num(optarg, "files", 1); break;
@@ -932,6 +953,7 @@ int main(int argc, char **argv)
 		case 'w': opt.walks = num(optarg, "walks", 0); break;
 		case 'o': opt.ops = parse_ops(optarg); break;
 		case 'C': opt.cold = optarg; break;
+		case 'W': opt.cold_wait_ms = num(optarg, "cold-wait", 0); break;
 		case 'j': opt.json = 1; break;
 		case 'T': opt.tsv = optarg; break;
 		case 'l': opt.label = optarg; break;
@@ -944,6 +966,10 @@ int main(int argc, char **argv)
 	if (strcmp(opt.cold, "auto") && strcmp(opt.cold, "drop") &&
 	    strcmp(opt.cold, "flush") && strcmp(opt.cold, "none")) {
 		fprintf(stderr, "mdbench: --cold: auto, drop, flush or none\n");
+		return 2;
+	}
+	if (opt.cold_wait_ms > 60000) {
+		fprintf(stderr, "mdbench: --cold-wait: at most 60000 ms\n");
 		return 2;
 	}
 	if (opt.depth > 200) {

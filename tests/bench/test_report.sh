@@ -204,6 +204,17 @@ check "without gnuplot: the tables are there" grep -qxF "### cifs: time per conf
 check "without gnuplot: a message on stderr" grep -q "gnuplot not installed" "$tmp/err"
 check "without gnuplot: no image links" [ "$(grep -c '!\[' "$tmp/out2/bench.md")" = 0 ]
 
+# mdbench's arguments: --cold-wait is bounded, and a bad value changes
+# nothing (exit 2 before touching the target).
+if [ -x "$here/mdbench" ]; then
+	for bad in 60001 -1 x ""; do
+		"$here/mdbench" --target "$tmp/none" --cold-wait "$bad" > "$tmp/out.md" 2> "$tmp/err"
+		rc=$?
+		check "mdbench --cold-wait '$bad': exit 2 (has $rc), a message" \
+			sh -c "[ $rc = 2 ] && grep -q cold-wait '$tmp/err' && [ ! -e '$tmp/none' ]"
+	done
+fi
+
 echo "1..$n"
 echo "bench-report: $npass passed, $nfail failed, 0 skipped"
 [ $nfail -eq 0 ] || exit 1
