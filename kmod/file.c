@@ -472,12 +472,13 @@ static ssize_t mc_copy_file_range(struct file *file_in, loff_t pos_in,
 				       mc_file_lower(file_in), pos_in,
 				       mc_file_lower(file_out), pos_out, len,
 				       flags);
-	mc_attr_invalidate(inode);
-	mc_copy_attr(inode);
+	/* Nothing copied: our ->splice_write refreshes the attributes. */
 	if ((ret == -EXDEV || ret == -EOPNOTSUPP) &&
 	    file_inode(file_in)->i_sb == inode->i_sb)
-		ret = generic_copy_file_range(file_in, pos_in, file_out,
-					      pos_out, len, flags);
+		return generic_copy_file_range(file_in, pos_in, file_out,
+					       pos_out, len, flags);
+	mc_attr_invalidate(inode);
+	mc_copy_attr(inode);
 	return ret;
 }
 

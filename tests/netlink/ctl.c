@@ -117,6 +117,17 @@ static long sample_read(void)
 	return v;
 }
 
+/* Set the parameter to @val, keeping its old value in @was (24 bytes). */
+static int sample_swap(const char *val, char *was)
+{
+	long v = sample_read();
+
+	if (v < 1)
+		return ENOENT;
+	snprintf(was, 24, "%ld", v);
+	return sample_write(val);
+}
+
 /* ------------------------------------------------------------- tests */
 
 MCT_TEST(version_and_show)
@@ -328,17 +339,14 @@ MCT_TEST(stats_and_reset)
 	char work[PATH_MAX], name[PATH_MAX + 16], was[24];
 	struct stat st;
 	long long id, calls;
-	long sample;
-	int fd, i;
+	int fd, i, err;
 
 	SETUP();
 	id = mount_id(upper);
 	MCT_ASSERT(id >= 1, "no id: %s", R.err);
 	/* time every cache hit, so that the histogram counts them all */
-	sample = sample_read();
-	MCT_ASSERT(sample >= 1, "%s unreadable", SAMPLE_PARAM);
-	snprintf(was, sizeof(was), "%ld", sample);
-	MCT_ASSERT(!sample_write("1"), "served_sample=1: %s", strerror(errno));
+	err = sample_swap("1", was);
+	MCT_ASSERT(!err, "%s=1: %s", SAMPLE_PARAM, strerror(err));
 	EXPECT_RUN(0, "stats", "--reset", id_str(id));
 	snprintf(work, sizeof(work), "%s/ctl.stats.%d", upper, getpid());
 	MCT_ASSERT(!mkdir(work, 0755), "mkdir: %s", strerror(errno));
@@ -419,18 +427,14 @@ MCT_TEST(served_sample)
 	char name[PATH_MAX], was[24];
 	long long id, avoided, timed;
 	struct stat st;
-	long sample;
 	size_t k;
-	int fd, i;
+	int fd, i, err;
 
 	SETUP();
 	id = mount_id(upper);
 	MCT_ASSERT(id >= 1, "no id: %s", R.err);
-	sample = sample_read();
-	MCT_ASSERT(sample >= 1, "%s unreadable", SAMPLE_PARAM);
-	snprintf(was, sizeof(was), "%ld", sample);
-	MCT_ASSERT(!sample_write("16"), "served_sample=16: %s",
-		   strerror(errno));
+	err = sample_swap("16", was);
+	MCT_ASSERT(!err, "%s=16: %s", SAMPLE_PARAM, strerror(err));
 	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
 		MCT_EXPECT(sample_write(bad[k]) == EINVAL,
 			   "served_sample=\"%s\" not refused with EINVAL", bad[k]);
