@@ -1115,6 +1115,25 @@ int mc_attr_fill(struct dentry *dentry, const struct path *lower_path,
 }
 
 /**
+ * mc_attr_prime_new() - cache the attributes of an object just created
+ * @dentry: the upper dentry, just instantiated (or left negative)
+ * @lower_path: its lower object
+ *
+ * The lower has just learned them from the server's reply to the create
+ * (NFS's post-operation attributes, the SMB2 CREATE response), so they are
+ * asked without a round trip (AT_STATX_DONT_SYNC), and stored unless the
+ * lower itself knows them to be stale (mc_attr_store()).  A stat(2) of the
+ * new file then needs nothing from the lower; a write through an open of
+ * it drops them again (file.c).  Errors are ignored: nothing is cached.
+ */
+void mc_attr_prime_new(struct dentry *dentry, const struct path *lower_path)
+{
+	if (d_really_is_positive(dentry) &&
+	    mc_ttl(MC_SB(dentry->d_sb), dentry, MC_CACHE_ATTR))
+		mc_attr_fill(dentry, lower_path, AT_STATX_DONT_SYNC);
+}
+
+/**
  * mc_attr_invalidate() - the attributes changed: forget the cached ones
  * @inode: the upper inode
  *

@@ -45,6 +45,28 @@ static void mc_file_opened(struct file *file, struct mc_file *mcf)
 	file->private_data = mcf;
 }
 
+/*
+ * Something may be written through @file: data, a size, an extent.  Its
+ * ->flush and ->release then drop the cached attributes, as the lower
+ * writes back at close (and SMB learns the server's times then).  A file
+ * opened for writing and never written through leaves them alone: a new
+ * empty file (touch, a lock file, mdtest's files) stays cached as its
+ * create left it.  Set before the lower call, so that a close racing with
+ * the write sees it.
+ */
+static void mc_file_wrote(struct file *file)
+{
+	struct mc_file *mcf = MC_F(file);
+
+	if (!test_bit(MC_FILE_WRITTEN, &mcf->flags))
+		set_bit(MC_FILE_WRITTEN, &mcf->flags);
+}
+
+static bool mc_file_written(struct file *file)
+{
+	return test_bit(MC_FILE_WRITTEN, &MC_F(file)->flags);
+}
+
 /**
  * mc_file_alloc() - allocate the private data of an open upper file
  *
@@ -87,9 +109,11 @@ static int mc_open_revalidate(struct file *file, struct file *lower)
  * now (which makes no round trip then, as a rule), unless the attribute
  * cache has them already: the next stat(2) is then served from the cache,
  * and so is the check of mc_open_revalidate() when the lower file is kept
- * and reused, which would otherwise ask the server once more.  An open for writing is not primed:
- * its close drops the attributes anyway.  mc_attr_store() refuses
- * attributes the lower itself knows to be stale.
+ * and reused, which would otherwise ask the server once more.  An open for
+ * writing is not primed: a write through it drops the attributes, and so
+ * does its close then.  A new file is primed when it is created
+ * (mc_attr_prime_new()).  mc_attr_store() refuses attributes the lower
+ * itself knows to be stale.
  */
 static void mc_open_prime_attr(struct file *file, struct file *lower)
 {
@@ -255,7 +279,7 @@ int mc_release(struct inode *inode, struct file *file)
 	if (mcf->snap)
 		mc_dirsnap_put(mcf->snap);
 	/* The lower flushed at close: its size and times may have moved. */
-	if (file->f_mode & FMODE_WRITE)
+	if (mc_file_written(file))
 		mc_attr_invalidate(inode);
 	mc_file_free(mcf);
 	return 0;
@@ -325,6 +349,7 @@ static ssize_t mc_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 	ret = mc_sync_flags(file);
 	if (ret)
 		return ret;
+	mc_file_wrote(file);
 	/* The lower write removes suid/sgid and privileges itself. */
 	ret = mc_lower_write(MC_SB(inode->i_sb), mc_file_lower(file), iter,
 			     &iocb->ki_pos, mc_iocb_to_rwf(iocb->ki_flags));
@@ -349,6 +374,7 @@ static ssize_t mc_splice_write(struct pipe_inode_info *pipe, struct file *out,
 	ret = mc_sync_flags(out);
 	if (ret)
 		return ret;
+	mc_file_wrote(out);
 	ret = mc_lower_splice_write(MC_SB(inode->i_sb), pipe,
 				    mc_file_lower(out), ppos, len, flags);
 	mc_attr_invalidate(inode);
@@ -363,6 +389,7 @@ static int mc_mmap(struct file *file, struct vm_area_struct *vma)
 	/* Writes through it bypass us: see mc_attr_bypass() in cache.c. */
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
 	    (VM_SHARED | VM_MAYWRITE)) {
+		mc_file_wrote(file);
 		mc_attr_invalidate(file_inode(file));
 		/* Its pages may still be dirty after the last close. */
 		set_bit(MC_FILE_NOCACHE, &MC_F(file)->flags);
@@ -444,6 +471,7 @@ static long mc_fallocate(struct file *file, int mode, loff_t offset,
 	struct inode *inode = file_inode(file);
 	long ret;
 
+	mc_file_wrote(file);
 	ret = mc_lower_fallocate(MC_SB(inode->i_sb), mc_file_lower(file), mode,
 				 offset, len);
 	mc_attr_invalidate(inode);
@@ -468,6 +496,7 @@ static ssize_t mc_copy_file_range(struct file *file_in, loff_t pos_in,
 	struct inode *inode = file_inode(file_out);
 	ssize_t ret;
 
+	mc_file_wrote(file_out);
 	ret = mc_lower_copy_file_range(MC_SB(inode->i_sb),
 				       mc_file_lower(file_in), pos_in,
 				       mc_file_lower(file_out), pos_out, len,
@@ -498,6 +527,7 @@ static loff_t mc_remap_file_range(struct file *file_in, loff_t pos_in,
 
 	if (remap_flags & ~(REMAP_FILE_DEDUP | REMAP_FILE_ADVISORY))
 		return -EINVAL;
+	mc_file_wrote(file_out);
 	ret = mc_lower_remap_file_range(MC_SB(inode->i_sb),
 					mc_file_lower(file_in), pos_in,
 					mc_file_lower(file_out), pos_out, len,
@@ -534,7 +564,7 @@ int mc_flush(struct file *file, fl_owner_t id)
 	if (!lower)
 		return 0;
 	err = mc_lower_flush(MC_SB(file_inode(file)->i_sb), lower, id);
-	if (file->f_mode & FMODE_WRITE)
+	if (mc_file_written(file))
 		mc_attr_invalidate(file_inode(file));
 	return err;
 }
@@ -634,6 +664,7 @@ long mc_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return PTR_ERR(lower);
 	/* It may have changed state of the open lower file: do not reuse. */
 	set_bit(MC_FILE_NOCACHE, &MC_F(file)->flags);
+	mc_file_wrote(file);
 	ret = mc_lower_ioctl(MC_SB(inode->i_sb), lower, cmd, arg);
 	/* e.g. FS_IOC_SETFLAGS handled by the lower */
 	mc_attr_invalidate(inode);
@@ -658,6 +689,7 @@ long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
 	set_bit(MC_FILE_NOCACHE, &MC_F(file)->flags);
+	mc_file_wrote(file);
 	ret = mc_lower_compat_ioctl(MC_SB(inode->i_sb), lower, cmd, arg);
 	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);

@@ -593,6 +593,7 @@ static int mc_create_object(struct inode *dir, struct dentry *dentry,
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
 	struct dentry *lower_dir = mc_dentry_lower(dentry->d_parent);
 	struct inode *lower_dir_inode = d_inode(lower_dir);
+	struct path lower_path;
 	struct mc_child child;
 	umode_t mode = attr->mode;
 	int err;
@@ -630,6 +631,10 @@ static int mc_create_object(struct inode *dir, struct dentry *dentry,
 	mc_copy_attr(dir);
 	inode_unlock(lower_dir_inode);
 	mc_put_child(&child);
+	if (!err && !mc_get_lower_path(dentry, &lower_path)) {
+		mc_attr_prime_new(dentry, &lower_path);
+		mc_put_lower_path(&lower_path);
+	}
 out_drop_write:
 	mc_lower_drop_write(sbi);
 	return err;
@@ -1098,6 +1103,7 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 	mc_entry_set(dentry, MC_DS_POS);
 	if (lower_file->f_mode & FMODE_CREATED)
 		file->f_mode |= FMODE_CREATED;
+	mc_attr_prime_new(dentry, &lower_file->f_path);
 
 	mcf->lower = lower_file;
 	/*

@@ -456,6 +456,7 @@ struct mc_dentry {
 #define MC_FILE_HAS_LOCKS	0	/* a lock was delegated to @lower */
 #define MC_FILE_ITERATED	1	/* @lower's readdir position was used */
 #define MC_FILE_NOCACHE		2	/* @lower not to be kept after release */
+#define MC_FILE_WRITTEN		3	/* written through: see mc_file_wrote() */
 
 /*
  * struct mc_file - per-open-file data, file->private_data.
@@ -758,6 +759,7 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 		   const struct kstat *stat, u32 req, u32 gen);
 int mc_attr_fill(struct dentry *dentry, const struct path *lower_path,
 		 unsigned int sync);
+void mc_attr_prime_new(struct dentry *dentry, const struct path *lower_path);
 void mc_attr_invalidate(struct inode *inode);
 bool mc_perm_get(struct inode *inode, int mask, int *err);
 u32 mc_perm_begin(struct inode *inode);
