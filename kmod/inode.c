@@ -446,11 +446,14 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 		    mc_lower_name_eq(lower_dir, lower, &dentry->d_name) &&
 		    mc_same_object(dentry, lower))
 			return 0;
-	} else if (d_really_is_positive(dentry)) {
+	} else {
 		/*
 		 * Detached (namei.c): find it in the lower dcache, without
 		 * a call into the lower.  Our reference is the only one we
 		 * add: the caller decides whether the upper dentry is busy.
+		 * A negative entry takes a negative lower dentry there as an
+		 * attached one would have been taken: the lower creating or
+		 * linking over it decides with the server.
 		 */
 		struct qstr name = QSTR_INIT(dentry->d_name.name,
 					     dentry->d_name.len);
@@ -735,10 +738,10 @@ static int mc_unlink_silly(struct dentry *dentry, struct dentry *lower)
  *  - Silly-renamed (still positive, called .nfsXXXX), or we worked on a
  *    re-looked-up lower dentry of an attached upper one: do not let our
  *    dentry become a negative one over its old lower dentry: drop it.
- *  - A detached upper dentry that nobody else uses takes the now negative
- *    lower dentry, and becomes a negative entry.
- *  - Otherwise it becomes a negative entry over its own lower dentry, if
- *    nobody else uses it.
+ *  - A detached upper dentry that nobody else uses becomes a negative
+ *    entry, detached.
+ *  - Otherwise it becomes a negative entry, if nobody else uses it, and
+ *    lets go of its lower dentry (namei.c: a negative entry holds none).
  */
 static void mc_unlink_done(struct dentry *dentry, struct mc_child *child)
 {
@@ -748,14 +751,13 @@ static void mc_unlink_done(struct dentry *dentry, struct mc_child *child)
 		d_drop(dentry);
 	} else if (child->ref) {
 		if (alone && !mc_dentry_lower(dentry) &&
-		    d_really_is_negative(child->lower)) {
-			mc_dentry_attach(dentry, child->lower);
+		    d_really_is_negative(child->lower))
 			mc_entry_set(dentry, MC_DS_NEG);
-		} else {
+		else
 			d_drop(dentry);
-		}
 	} else if (alone) {
 		mc_entry_set(dentry, MC_DS_NEG);
+		mc_dentry_detach_now(dentry);
 	} else {
 		mc_entry_clear(dentry);
 	}

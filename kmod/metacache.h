@@ -419,9 +419,11 @@ struct mc_inode_info {
  * NULL: the entry is "detached" (namei.c explains why).  Rules:
  *  - NULL -> a lower dentry ("attach"): by anyone holding a reference to
  *    the upper dentry, under @lock (mc_dentry_attach(): the namespace
- *    operations, and mc_get_lower_path() for a negative dentry);
- *  - a lower dentry -> NULL ("detach"): only in ->d_delete, when the last
- *    reference to a positive non-directory goes, under @lock;
+ *    operations);
+ *  - a lower dentry -> NULL ("detach"): in ->d_delete, when the last
+ *    reference to a positive non-directory or a negative dentry goes, or
+ *    by mc_dentry_detach_now() under d_lock while the caller's is the only
+ *    reference; under @lock;
  *  - a lower dentry -> another: only while the upper dentry is negative,
  *    by an operation that holds the upper parent's i_rwsem exclusively
  *    (mc_dentry_set_lower()), under @lock.
@@ -790,6 +792,7 @@ extern const struct dentry_operations mc_dentry_ops;
 int mc_dentry_init(struct dentry *dentry, struct dentry *lower);
 void mc_dentry_set_lower(struct dentry *dentry, struct dentry *lower);
 void mc_dentry_attach(struct dentry *dentry, struct dentry *lower);
+void mc_dentry_detach_now(struct dentry *dentry);
 struct dentry *mc_dentry_lower(const struct dentry *dentry);
 struct dentry *mc_lower_find(struct dentry *dentry, struct dentry *lower_dir);
 int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path);

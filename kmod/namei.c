@@ -45,10 +45,14 @@
  * dentry that others still use attach one again.  While our entry is fresh
  * the lower dentry found is not revalidated: that is the point of the
  * cache.  Directories keep their lower dentry (NFS never silly-renames a
- * directory, and their children need the lower parent), so do the root and
- * negative dentries; a negative dentry whose lower dentry died (the rmdir
- * of a directory we still hold) is detached the same way, and revalidated
- * by a fresh lower lookup once expired.  Unlink and rename first drain the
+ * directory, and their children need the lower parent), so does the root.
+ * Negative dentries hold none once unused either: a lookup makes them
+ * detached, an unlink through us lets go of the lower dentry at once
+ * (mc_dentry_detach_now()), and ->d_delete detaches any other.  The name
+ * may be created directly on the lower afterwards, turning a held lower
+ * dentry positive, and NFS would silly-rename it at its unlink there (a
+ * .nfsXXXX file left on the server for as long as our negative entry
+ * lived).  An expired negative entry is looked up afresh.  Unlink and rename first drain the
  * deferred puts and the evicted dentries and wait for the cache worker
  * (mc_lower_quiesce()), so that a lower dentry we let go of does not look
  * busy to their own lower unlink or rename.
@@ -139,6 +143,35 @@ void mc_dentry_attach(struct dentry *dentry, struct dentry *lower)
 	}
 	spin_unlock(&mcd->lock);
 	pr_debug("attach %pd: %d\n", dentry, done);
+}
+
+/**
+ * mc_dentry_detach_now() - let go of the lower dentry if nobody else uses
+ * the upper one
+ * @dentry: the upper dentry, a non-directory, referenced by the caller only
+ *
+ * For a dentry about to become a negative entry (mc_unlink()), see the top
+ * of this file: saves ->d_delete a deferred lower dput().  Under d_lock, so
+ * that no other user can take the upper dentry meanwhile; one that comes
+ * later finds the lower dentry itself.  If that cannot be done now,
+ * ->d_delete detaches it later.
+ *
+ * Context: process context, may sleep (the lower dput()).
+ */
+void mc_dentry_detach_now(struct dentry *dentry)
+{
+	struct mc_dentry *mcd = MC_D(dentry);
+	struct dentry *old = NULL;
+
+	spin_lock(&dentry->d_lock);
+	/* A trylock, as in mc_dentry_detach(). */
+	if (d_count(dentry) == 1 && spin_trylock(&mcd->lock)) {
+		old = mcd->lower;
+		WRITE_ONCE(mcd->lower, NULL);
+		spin_unlock(&mcd->lock);
+	}
+	spin_unlock(&dentry->d_lock);
+	dput(old);
 }
 
 /**
@@ -240,15 +273,13 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
 		if (IS_ERR(lower))
 			return PTR_ERR(lower);
 		/*
-		 * A positive non-directory stays detached: the reference is
-		 * the caller's alone.  Attaching it would make the final
-		 * dput() of the upper dentry detach it again, which costs a
-		 * deferred lower dput() (an allocation and a work item) per
-		 * use: for a stat that needed the lower's getattr, five times
-		 * the rest of the stat (tests/bench, mdtest stat).
+		 * A detached dentry stays detached: the reference is the
+		 * caller's alone.  Attaching it would make the final dput()
+		 * of the upper dentry detach it again, which costs a deferred
+		 * lower dput() (an allocation and a work item) per use: for a
+		 * stat that needed the lower's getattr, five times the rest
+		 * of the stat (tests/bench, mdtest stat).
 		 */
-		if (d_really_is_negative(dentry))
-			mc_dentry_attach((struct dentry *)dentry, lower);
 	}
 	lower_path->dentry = lower;
 	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
@@ -288,9 +319,8 @@ void mc_put_lower_path(struct path *lower_path)
  * @dentry: the upper dentry to look up, in-lookup
  * @flags: LOOKUP_* flags (unused: the lower lookup is a plain one)
  *
- * A negative lower result gives a negative upper dentry that keeps the
- * lower negative dentry (its revalidation is the lower's), and a negative
- * entry.  Any lower error is returned as is, never turned into a negative
+ * A negative lower result gives a negative upper dentry, detached (see the
+ * top of this file), and a negative entry.  Any lower error is returned as is, never turned into a negative
  * dentry.
  *
  * Context: @dir's i_rwsem held shared.
@@ -312,11 +342,11 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 		return ERR_CAST(lower);
 
 	/*
-	 * Non-directories start detached (see the top of this file), as
-	 * readdir priming makes them: attaching here would only make the
-	 * first final dput() pay for a deferred lower dput.
+	 * Non-directories and negative dentries start detached (see the top
+	 * of this file), as readdir priming makes them: attaching here would
+	 * only make the first final dput() pay for a deferred lower dput.
 	 */
-	keep = d_really_is_negative(lower) || d_is_dir(lower);
+	keep = d_really_is_positive(lower) && d_is_dir(lower);
 	err = mc_dentry_init(dentry, keep ? lower : NULL);
 	if (err) {
 		dput(lower);
@@ -331,6 +361,8 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 			dput(lower);
 		if (IS_ERR(inode))
 			return ERR_CAST(inode);
+	} else {
+		dput(lower);
 	}
 	ret = d_splice_alias(inode, dentry);
 	if (!IS_ERR(ret)) {
@@ -540,9 +572,10 @@ static bool mc_dentry_detach(const struct dentry *dentry,
  * which finds the lower dentry in the lower dcache).  A lower dentry that
  * died (unhashed, silly-renamed, another object) is not kept either.
  *
- * Directories, the root and negative dentries keep their lower dentry and
- * are kept unless it died; a cached negative entry over a dead lower
- * dentry (we removed the directory) is kept detached.
+ * A negative dentry is kept, detached, only as a negative entry of the
+ * negative cache, and not if its lower dentry died otherwise than by our
+ * rmdir (the lower learned that the name changed).  Directories and the
+ * root keep their lower dentry and are kept unless it died.
  */
 static int mc_d_delete(const struct dentry *dentry)
 {
@@ -572,16 +605,27 @@ static int mc_d_delete(const struct dentry *dentry)
 			return 1;
 		return !mc_dentry_detach(dentry, mcd);
 	}
+	if (d_really_is_negative(dentry)) {
+		if (READ_ONCE(mcd->state) != MC_DS_NEG ||
+		    !mc_ttl(sbi, NULL, MC_CACHE_NEG))
+			return 1;
+		if (!lower)
+			return 0;
+		dead = d_unhashed(lower) ||
+		       (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED);
+		/*
+		 * Kept: a live negative lower dentry, or the directory we
+		 * removed (mc_rmdir(): positive, dead).  Not: one that died
+		 * negative, or came to life (created on the lower).
+		 */
+		if (d_really_is_positive(lower) != dead)
+			return 1;
+		return !mc_dentry_detach(dentry, mcd);
+	}
 	if (!lower)
 		return 0;
 	dead = d_unhashed(lower) ||
 	       (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED);
-	/* The directory we removed (mc_rmdir()): keep the negative entry. */
-	if (dead && d_really_is_negative(dentry) &&
-	    d_really_is_positive(lower) &&
-	    READ_ONCE(mcd->state) == MC_DS_NEG &&
-	    mc_ttl(sbi, NULL, MC_CACHE_NEG))
-		return !mc_dentry_detach(dentry, mcd);
 	return dead;
 }
 

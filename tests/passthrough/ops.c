@@ -492,6 +492,53 @@ PT_TEST(unlink_open)
 		   left, srvd);
 }
 
+/*
+ * Names the stack knows as missing (a failed lookup, an unlink through
+ * it), then created and removed directly on the lower before the stack
+ * looks again: the lower client removes them for real.  A negative entry
+ * of ours holding the lower dentry made it look busy to NFS, which then
+ * silly-renamed the file: a .nfsXXXX file stayed on the server for as long
+ * as the entry lived.
+ */
+PT_TEST(lower_unlink_neg)
+{
+	char u[PATH_MAX], l[PATH_MAX], srvd[PATH_MAX];
+	struct stat st;
+	int i, left;
+
+	pt_snp(l, sizeof(l), "%s/ln", c->lo);
+	MCT_ASSERT(mkdir(l, 0755) == 0, "mkdir %s: %s", l, strerror(errno));
+	for (i = 0; i < 4; i++) {
+		pt_snp(u, sizeof(u), "%s/ln/f%d", c->up, i);
+		pt_snp(l, sizeof(l), "%s/ln/f%d", c->lo, i);
+		if (i < 2) {	/* missing: looked up through the stack */
+			MCT_EXPECT(stat(u, &st) < 0 && errno == ENOENT,
+				   "stat %s: %s, want ENOENT", u,
+				   pt_errname(errno));
+		} else {	/* created and removed through the stack */
+			MCT_ASSERT(pt_writefile(u, "up", 2, 0644) == 0,
+				   "create %s: %s", u, strerror(errno));
+			MCT_EXPECT(unlink(u) == 0, "unlink %s: %s", u,
+				   strerror(errno));
+		}
+		MCT_ASSERT(pt_writefile(l, "lower", 5, 0644) == 0,
+			   "create %s: %s", l, strerror(errno));
+		MCT_EXPECT(unlink(l) == 0, "unlink %s: %s", l, strerror(errno));
+	}
+	pt_snp(srvd, sizeof(srvd), "%s/ln", c->srv);
+	left = pt_wait_no_silly(srvd, 2000);
+	MCT_EXPECT(left == 0,
+		   "server still has %d .nfs* file(s) in %s after names the stack had cached as missing were created and removed on the lower",
+		   left, srvd);
+	pt_expire();
+	for (i = 0; i < 4; i++) {
+		pt_snp(u, sizeof(u), "%s/ln/f%d", c->up, i);
+		MCT_EXPECT(stat(u, &st) < 0 && errno == ENOENT,
+			   "stat %s after the lower removed it: %s, want ENOENT",
+			   u, pt_errname(errno));
+	}
+}
+
 /* ------------------------------------------------------------------ */
 
 static void seq_rename(struct pt_run *r)
