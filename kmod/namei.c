@@ -145,6 +145,19 @@ void mc_dentry_attach(struct dentry *dentry, struct dentry *lower)
 	pr_debug("attach %pd: %d\n", dentry, done);
 }
 
+/* Detach and return the lower dentry, or NULL; a trylock, see mc_dentry_detach(). */
+static struct dentry *mc_dentry_take_lower(struct mc_dentry *mcd)
+{
+	struct dentry *lower;
+
+	if (!spin_trylock(&mcd->lock))
+		return NULL;
+	lower = mcd->lower;
+	WRITE_ONCE(mcd->lower, NULL);
+	spin_unlock(&mcd->lock);
+	return lower;
+}
+
 /**
  * mc_dentry_detach_now() - let go of the lower dentry if nobody else uses
  * the upper one
@@ -160,16 +173,11 @@ void mc_dentry_attach(struct dentry *dentry, struct dentry *lower)
  */
 void mc_dentry_detach_now(struct dentry *dentry)
 {
-	struct mc_dentry *mcd = MC_D(dentry);
 	struct dentry *old = NULL;
 
 	spin_lock(&dentry->d_lock);
-	/* A trylock, as in mc_dentry_detach(). */
-	if (d_count(dentry) == 1 && spin_trylock(&mcd->lock)) {
-		old = mcd->lower;
-		WRITE_ONCE(mcd->lower, NULL);
-		spin_unlock(&mcd->lock);
-	}
+	if (d_count(dentry) == 1)
+		old = mc_dentry_take_lower(MC_D(dentry));
 	spin_unlock(&dentry->d_lock);
 	dput(old);
 }
