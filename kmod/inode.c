@@ -637,6 +637,9 @@ static int mc_create_object(struct inode *dir, struct dentry *dentry,
 	if (!err && !mc_get_lower_path(dentry, &lower_path)) {
 		mc_attr_prime_new(dentry, &lower_path);
 		mc_put_lower_path(&lower_path);
+		/* A new non-directory is kept detached, as a looked-up one. */
+		if (d_really_is_positive(dentry) && !d_is_dir(dentry))
+			mc_dentry_detach_now(dentry);
 	}
 out_drop_write:
 	mc_lower_drop_write(sbi);
@@ -1080,10 +1083,15 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 		err = PTR_ERR(inode);
 		goto out_free;
 	}
+	/*
+	 * Detached from the start (see namei.c): the open file holds the
+	 * lower dentry for as long as it needs it, and a dentry that held one
+	 * would have to hand it to a deferred put at its last dput(), which
+	 * the unlink of a create-write-close-unlink loop then waits for.
+	 */
 	if (d_in_lookup(dentry)) {
-		err = mc_dentry_init(dentry, dget(lower));
+		err = mc_dentry_init(dentry, NULL);
 		if (err) {
-			dput(lower);
 			iput(inode);
 			goto out_free;
 		}
@@ -1099,7 +1107,7 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 			goto out_free;
 		}
 	} else {
-		mc_dentry_set_lower(dentry, dget(lower));
+		mc_dentry_set_lower(dentry, NULL);
 		d_instantiate(dentry, inode);
 	}
 	mc_entry_set(dentry, MC_DS_POS);

@@ -25,37 +25,38 @@
  * went, a negative lower dentry that became positive.
  *
  * Detached positive entries.  The entry cache must keep unused positive
- * dentries, but a cached upper dentry holding its lower dentry would make
- * the lower dentry look busy to NFS: an unlink (or rename over it) done
- * directly on the lower, by a local process, would then silly-rename the
- * file and leave a .nfsXXXX file on the server for as long as we cache the
- * name.  So when the last reference to a positive non-directory goes,
- * ->d_delete (under d_lock, where we cannot dput()) detaches the lower
- * dentry: mc_dentry::lower becomes NULL and the reference is handed to a
- * work item (mc_lower_put_defer()).  The upper inode keeps its reference to
- * the lower inode (an inode reference does not make NFS silly-rename), and
- * getattr is answered from the attribute cache without a lower dentry.
- * A positive non-directory made by a lookup or a listing starts detached.
- * Whoever needs the lower dentry finds it for the time of its use
- * (mc_get_lower_path(), mc_get_child() in inode.c): in the lower dcache
- * with d_lookup(), which calls nothing in the lower file system, and only
- * if the lower dcache no longer has it by a real lower lookup; if the name
- * now names another object, that is -ESTALE (the VFS retries with
- * LOOKUP_REVAL, which drops our dentry).  Only creations and an unlink of a
- * dentry that others still use attach one again.  While our entry is fresh
- * the lower dentry found is not revalidated: that is the point of the
- * cache.  Directories keep their lower dentry (NFS never silly-renames a
- * directory, and their children need the lower parent), so does the root.
- * Negative dentries hold none once unused either: a lookup makes them
- * detached, an unlink through us lets go of the lower dentry at once
- * (mc_dentry_detach_now()), and ->d_delete detaches any other.  The name
- * may be created directly on the lower afterwards, turning a held lower
- * dentry positive, and NFS would silly-rename it at its unlink there (a
- * .nfsXXXX file left on the server for as long as our negative entry
- * lived).  An expired negative entry is looked up afresh.  Unlink and rename first drain the
+ * dentries, but a cached upper dentry holding its lower dentry would make the
+ * lower dentry look busy to NFS: an unlink (or rename over it) done directly
+ * on the lower, by a local process, would then silly-rename the file and leave
+ * a .nfsXXXX file on the server for as long as we cache the name.  So when the
+ * last reference to a positive non-directory goes, ->d_delete (under d_lock,
+ * where we cannot dput()) detaches the lower dentry: mc_dentry::lower becomes
+ * NULL and the reference is handed to a work item (mc_lower_put_defer()).  The
+ * upper inode keeps its reference to the lower inode (an inode reference does
+ * not make NFS silly-rename), and getattr is answered from the attribute cache
+ * without a lower dentry.  A positive non-directory made by a lookup or a
+ * listing starts detached.  Whoever needs the lower dentry finds it for the
+ * time of its use (mc_get_lower_path(), mc_get_child() in inode.c): in the
+ * lower dcache with d_lookup(), which calls nothing in the lower file system,
+ * and only if the lower dcache no longer has it by a real lower lookup; if the
+ * name now names another object, that is -ESTALE (the VFS retries with
+ * LOOKUP_REVAL, which drops our dentry).  open(O_CREAT) makes its new dentry
+ * detached too (the open file holds the lower dentry); the other creations let
+ * go of it when they are done, if nobody else uses the new dentry.  Only
+ * link() and an unlink of a dentry that others still use attach one again.
+ * While our entry is fresh the lower dentry found is not revalidated: that is
+ * the point of the cache.  Directories keep their lower dentry (NFS never
+ * silly-renames a directory, and their children need the lower parent), so
+ * does the root.  Negative dentries hold none once unused either: a lookup
+ * makes them detached, an unlink through us lets go of the lower dentry at
+ * once (mc_dentry_detach_now()), and ->d_delete detaches any other.  The name
+ * may be created directly on the lower afterwards, turning a held lower dentry
+ * positive, and NFS would silly-rename it at its unlink there (a .nfsXXXX file
+ * left on the server for as long as our negative entry lived).  An expired
+ * negative entry is looked up afresh.  Unlink and rename first drain the
  * deferred puts and the evicted dentries and wait for the cache worker
- * (mc_lower_quiesce()), so that a lower dentry we let go of does not look
- * busy to their own lower unlink or rename.
+ * (mc_lower_quiesce()), so that a lower dentry we let go of does not look busy
+ * to their own lower unlink or rename.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
@@ -100,11 +101,12 @@ int mc_dentry_init(struct dentry *dentry, struct dentry *lower)
 /**
  * mc_dentry_set_lower() - replace the lower dentry of a negative upper one
  * @dentry: the upper dentry, negative
- * @lower: the new lower dentry; its reference is consumed
+ * @lower: the new lower dentry, its reference consumed; or NULL to detach
  *
  * Used when a lower creation left its dentry unhashed and we looked the
- * name up again.  Drops the reference to the previous lower dentry: callers
- * must not use a borrowed pointer to it afterwards.
+ * name up again, and by ->atomic_open, whose new dentry starts detached.
+ * Drops the reference to the previous lower dentry: callers must not use a
+ * borrowed pointer to it afterwards.
  *
  * Context: the upper parent's i_rwsem held exclusively.
  */
@@ -145,7 +147,7 @@ void mc_dentry_attach(struct dentry *dentry, struct dentry *lower)
 	pr_debug("attach %pd: %d\n", dentry, done);
 }
 
-/* Detach and return the lower dentry, or NULL; a trylock, see mc_dentry_detach(). */
+/* Detach and return the lower dentry or NULL (a trylock: mc_dentry_detach). */
 static struct dentry *mc_dentry_take_lower(struct mc_dentry *mcd)
 {
 	struct dentry *lower;
@@ -163,8 +165,9 @@ static struct dentry *mc_dentry_take_lower(struct mc_dentry *mcd)
  * the upper one
  * @dentry: the upper dentry, a non-directory, referenced by the caller only
  *
- * For a dentry about to become a negative entry (mc_unlink()), see the top
- * of this file: saves ->d_delete a deferred lower dput().  Under d_lock, so
+ * For a dentry about to become a negative entry (mc_unlink()) or just
+ * created (mc_create_object()), see the top of this file: saves ->d_delete
+ * a deferred lower dput().  Under d_lock, so
  * that no other user can take the upper dentry meanwhile; one that comes
  * later finds the lower dentry itself.  If that cannot be done now,
  * ->d_delete detaches it later.
@@ -327,9 +330,9 @@ void mc_put_lower_path(struct path *lower_path)
  * @dentry: the upper dentry to look up, in-lookup
  * @flags: LOOKUP_* flags (unused: the lower lookup is a plain one)
  *
- * A negative lower result gives a negative upper dentry, detached (see the
- * top of this file), and a negative entry.  Any lower error is returned as is, never turned into a negative
- * dentry.
+ * A negative lower result gives a negative upper dentry, detached (see the top
+ * of this file), and a negative entry.  Any lower error is returned as is,
+ * never turned into a negative dentry.
  *
  * Context: @dir's i_rwsem held shared.
  * Return: NULL, an alias of @dentry, or an ERR_PTR.
