@@ -33,7 +33,7 @@
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/fileattr.h>
-#include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
@@ -122,14 +122,29 @@ void mc_stats_read(const struct mc_sb_info *sbi, enum mc_op op,
 }
 
 /*
- * The clock of the lower calls: ktime_get_ns(), the same on every CPU, as
- * a call that sleeps may end on another.  A lower call costs a round trip
- * or at least a trip through the lower's code; two clock reads are small
- * beside it.
+ * The clock of the lower calls: the scheduler's clock of the CPU the call
+ * began on, sched_clock_cpu(), which reads the cycle counter.
+ * ktime_get_ns() reads the clock-source device, and where the kernel does
+ * not trust the TSC that is the HPET: a microsecond or more per read, and
+ * in the test bed, where every lower call is timed twice, an eighth of the
+ * CPU time of a cold `ls -l` of an nfs directory through metacache (the
+ * lower alone reads it a few times per RPC).  A call that sleeps may end
+ * on another CPU: it then reads the first CPU's clock from there
+ * (sched_clock_cpu() of a remote CPU, which the scheduler keeps in step
+ * with this one's and monotonic), so the two readings come from one clock.
  */
-static inline u64 mc_op_begin(void)
+struct mc_op_start {
+	u64 ns;
+	int cpu;
+};
+
+static inline struct mc_op_start mc_op_begin(void)
 {
-	return ktime_get_ns();
+	struct mc_op_start s;
+
+	s.cpu = raw_smp_processor_id();
+	s.ns = sched_clock_cpu(s.cpu);
+	return s;
 }
 
 unsigned int mc_served_mask = 15;	/* see mc_clock() */
@@ -161,9 +176,11 @@ void mc_served(struct mc_sb_info *sbi, enum mc_op op, u64 start)
 }
 
 /* Account one lower call of type @op that started at @start. */
-static void mc_op_end(struct mc_sb_info *sbi, enum mc_op op, u64 start)
+static void mc_op_end(struct mc_sb_info *sbi, enum mc_op op,
+		      struct mc_op_start start)
 {
-	u64 delta = ktime_get_ns() - start;
+	u64 now = sched_clock_cpu(start.cpu);
+	u64 delta = now > start.ns ? now - start.ns : 0;
 	struct mc_stats *st;
 
 	st = get_cpu_ptr(sbi->stats);
@@ -259,7 +276,7 @@ bool mc_lower_name_eq(struct dentry *lower_dir, struct dentry *lower,
 struct dentry *mc_lower_lookup(struct mc_sb_info *sbi, struct dentry *lower_dir,
 			       const struct qstr *name)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	struct dentry *lower;
 	int fault;
 
@@ -288,7 +305,7 @@ struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
 				      struct dentry *lower_dir,
 				      const struct qstr *name)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	struct dentry *lower;
 	int fault;
 
@@ -316,7 +333,7 @@ struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
 int mc_lower_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 			unsigned int flags)
 {
-	u64 start;
+	struct mc_op_start start;
 	int ret;
 	int fault;
 
@@ -343,7 +360,7 @@ int mc_lower_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 int mc_lower_weak_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 			     unsigned int flags)
 {
-	u64 start;
+	struct mc_op_start start;
 	int ret;
 	int fault;
 
@@ -373,7 +390,7 @@ int mc_lower_weak_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 int mc_lower_getattr(struct mc_sb_info *sbi, const struct path *lower_path,
 		     struct kstat *stat, u32 request_mask, unsigned int flags)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -406,7 +423,7 @@ int mc_lower_setattr(struct mc_sb_info *sbi, struct dentry *lower,
 {
 	struct inode *inode = d_inode(lower);
 	bool size = ia->ia_valid & ATTR_SIZE;
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -446,7 +463,7 @@ out:
  */
 int mc_lower_permission(struct mc_sb_info *sbi, struct inode *lower, int mask)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -470,7 +487,7 @@ int mc_lower_permission(struct mc_sb_info *sbi, struct inode *lower, int mask)
 const char *mc_lower_get_link(struct mc_sb_info *sbi, struct dentry *lower,
 			      struct delayed_call *done)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	const char *link;
 	int fault;
 
@@ -499,7 +516,7 @@ const char *mc_lower_get_link(struct mc_sb_info *sbi, struct dentry *lower,
 int mc_lower_create(struct mc_sb_info *sbi, struct inode *lower_dir,
 		    struct dentry *lower, umode_t mode, bool excl)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -528,7 +545,7 @@ int mc_lower_create(struct mc_sb_info *sbi, struct inode *lower_dir,
 int mc_lower_mkdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 		   struct dentry *lower, umode_t mode)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -558,7 +575,7 @@ int mc_lower_mkdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 int mc_lower_mknod(struct mc_sb_info *sbi, struct inode *lower_dir,
 		   struct dentry *lower, umode_t mode, dev_t rdev)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -587,7 +604,7 @@ int mc_lower_mknod(struct mc_sb_info *sbi, struct inode *lower_dir,
 int mc_lower_symlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 		     struct dentry *lower, const char *target)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -616,7 +633,7 @@ int mc_lower_symlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 int mc_lower_link(struct mc_sb_info *sbi, struct dentry *lower_old,
 		  struct inode *lower_dir, struct dentry *lower_new)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -647,7 +664,7 @@ int mc_lower_link(struct mc_sb_info *sbi, struct dentry *lower_old,
 int mc_lower_unlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 		    struct dentry *lower)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -675,7 +692,7 @@ int mc_lower_unlink(struct mc_sb_info *sbi, struct inode *lower_dir,
 int mc_lower_rmdir(struct mc_sb_info *sbi, struct inode *lower_dir,
 		   struct dentry *lower)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -719,7 +736,7 @@ int mc_lower_rename(struct mc_sb_info *sbi, struct inode *lower_old_dir,
 		.delegated_inode = NULL,
 		.flags		= flags,
 	};
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -752,7 +769,7 @@ struct file *mc_lower_tmpfile(struct mc_sb_info *sbi,
 			      const struct path *lower_dir, umode_t mode,
 			      int open_flags)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	struct file *file;
 	int err;
 	int fault;
@@ -794,7 +811,7 @@ struct file *mc_lower_open(struct mc_sb_info *sbi,
 			   const struct path *lower_path, int flags,
 			   const struct cred *cred)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	struct file *file;
 	int fault;
 
@@ -829,7 +846,7 @@ struct file *mc_lower_open_name(struct mc_sb_info *sbi,
 				const struct qstr *name, int flags,
 				umode_t mode)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	struct file *file;
 	bool created;
 	int fault;
@@ -861,7 +878,7 @@ struct file *mc_lower_open_name(struct mc_sb_info *sbi,
  */
 void mc_lower_release(struct mc_sb_info *sbi, struct file *lower)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 
 	fput(lower);
 	mc_op_end(sbi, MC_OP_RELEASE, start);
@@ -879,7 +896,7 @@ void mc_lower_release(struct mc_sb_info *sbi, struct file *lower)
  */
 void mc_lower_release_sync(struct mc_sb_info *sbi, struct file *lower)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 
 	__fput_sync(lower);
 	mc_op_end(sbi, MC_OP_RELEASE, start);
@@ -899,7 +916,7 @@ void mc_lower_release_sync(struct mc_sb_info *sbi, struct file *lower)
 int mc_lower_setfl(struct mc_sb_info *sbi, struct file *lower,
 		   unsigned int flags)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err = 0;
 	int fault;
 
@@ -943,7 +960,7 @@ out:
 ssize_t mc_lower_read(struct mc_sb_info *sbi, struct file *lower,
 		      struct iov_iter *iter, loff_t *pos, rwf_t rwf)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	ssize_t ret;
 	int fault;
 
@@ -971,7 +988,7 @@ ssize_t mc_lower_read(struct mc_sb_info *sbi, struct file *lower,
 ssize_t mc_lower_write(struct mc_sb_info *sbi, struct file *lower,
 		       struct iov_iter *iter, loff_t *pos, rwf_t rwf)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	ssize_t ret;
 	int fault;
 
@@ -1005,7 +1022,7 @@ ssize_t mc_lower_splice_write(struct mc_sb_info *sbi,
 			      struct pipe_inode_info *pipe, struct file *lower,
 			      loff_t *pos, size_t len, unsigned int flags)
 {
-	u64 start;
+	struct mc_op_start start;
 	ssize_t ret;
 	int fault;
 
@@ -1035,7 +1052,7 @@ ssize_t mc_lower_splice_write(struct mc_sb_info *sbi,
 int mc_lower_iterate(struct mc_sb_info *sbi, struct file *lower,
 		     struct dir_context *ctx)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1060,7 +1077,7 @@ int mc_lower_iterate(struct mc_sb_info *sbi, struct file *lower,
 loff_t mc_lower_llseek(struct mc_sb_info *sbi, struct file *lower,
 		       loff_t offset, int whence)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	loff_t ret;
 	int fault;
 
@@ -1110,7 +1127,7 @@ int mc_lower_dir_seek(struct mc_sb_info *sbi, struct file *lower, loff_t pos)
 int mc_lower_fsync(struct mc_sb_info *sbi, struct file *lower, loff_t start,
 		   loff_t end, int datasync)
 {
-	u64 t = mc_op_begin();
+	struct mc_op_start t = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1133,7 +1150,7 @@ int mc_lower_fsync(struct mc_sb_info *sbi, struct file *lower, loff_t start,
 int mc_lower_syncfs(struct mc_sb_info *sbi)
 {
 	struct super_block *lower_sb = sbi->lower_path.mnt->mnt_sb;
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1161,7 +1178,7 @@ int mc_lower_syncfs(struct mc_sb_info *sbi)
 long mc_lower_fallocate(struct mc_sb_info *sbi, struct file *lower, int mode,
 			loff_t offset, loff_t len)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	long err;
 	int fault;
 
@@ -1196,7 +1213,7 @@ ssize_t mc_lower_copy_file_range(struct mc_sb_info *sbi, struct file *in,
 				 loff_t pos_out, size_t len,
 				 unsigned int flags)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	ssize_t ret;
 	int fault;
 
@@ -1230,7 +1247,7 @@ loff_t mc_lower_remap_file_range(struct mc_sb_info *sbi, struct file *in,
 				 loff_t pos_out, loff_t len,
 				 unsigned int remap_flags)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	loff_t ret;
 	int fault;
 
@@ -1261,7 +1278,7 @@ loff_t mc_lower_remap_file_range(struct mc_sb_info *sbi, struct file *in,
 int mc_lower_fadvise(struct mc_sb_info *sbi, struct file *lower,
 		     loff_t offset, loff_t len, int advice)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1288,7 +1305,7 @@ int mc_lower_fadvise(struct mc_sb_info *sbi, struct file *lower,
 int mc_lower_mmap(struct mc_sb_info *sbi, struct file *lower,
 		  struct vm_area_struct *vma)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1317,7 +1334,7 @@ int mc_lower_mmap(struct mc_sb_info *sbi, struct file *lower,
  */
 int mc_lower_flush(struct mc_sb_info *sbi, struct file *lower, fl_owner_t id)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 
 	/*
@@ -1350,7 +1367,7 @@ int mc_lower_flush(struct mc_sb_info *sbi, struct file *lower, fl_owner_t id)
 int mc_lower_lock(struct mc_sb_info *sbi, struct file *lower, int cmd,
 		  struct file_lock *fl)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1378,7 +1395,7 @@ int mc_lower_lock(struct mc_sb_info *sbi, struct file *lower, int cmd,
 int mc_lower_flock(struct mc_sb_info *sbi, struct file *lower, int cmd,
 		   struct file_lock *fl)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1406,7 +1423,7 @@ int mc_lower_flock(struct mc_sb_info *sbi, struct file *lower, int cmd,
 long mc_lower_ioctl(struct mc_sb_info *sbi, struct file *lower,
 		    unsigned int cmd, unsigned long arg)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	long err;
 	int fault;
 
@@ -1431,7 +1448,7 @@ long mc_lower_ioctl(struct mc_sb_info *sbi, struct file *lower,
 long mc_lower_compat_ioctl(struct mc_sb_info *sbi, struct file *lower,
 			   unsigned int cmd, unsigned long arg)
 {
-	u64 start;
+	struct mc_op_start start;
 	long err;
 	int fault;
 
@@ -1458,7 +1475,7 @@ long mc_lower_compat_ioctl(struct mc_sb_info *sbi, struct file *lower,
 int mc_lower_fileattr_get(struct mc_sb_info *sbi, struct dentry *lower,
 			  struct fileattr *fa)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1483,7 +1500,7 @@ int mc_lower_fileattr_get(struct mc_sb_info *sbi, struct dentry *lower,
 int mc_lower_fileattr_set(struct mc_sb_info *sbi, struct dentry *lower,
 			  struct fileattr *fa)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1513,7 +1530,7 @@ int mc_lower_fileattr_set(struct mc_sb_info *sbi, struct dentry *lower,
 int mc_lower_fiemap(struct mc_sb_info *sbi, struct inode *lower,
 		    struct fiemap_extent_info *fieinfo, u64 start, u64 len)
 {
-	u64 t;
+	struct mc_op_start t;
 	int err;
 	int fault;
 
@@ -1543,7 +1560,7 @@ int mc_lower_fiemap(struct mc_sb_info *sbi, struct inode *lower,
 ssize_t mc_lower_getxattr(struct mc_sb_info *sbi, struct dentry *lower,
 			  const char *name, void *value, size_t size)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	ssize_t ret;
 	int fault;
 
@@ -1572,7 +1589,7 @@ int mc_lower_setxattr(struct mc_sb_info *sbi, struct dentry *lower,
 		      const char *name, const void *value, size_t size,
 		      int flags)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1602,7 +1619,7 @@ int mc_lower_setxattr(struct mc_sb_info *sbi, struct dentry *lower,
 int mc_lower_removexattr(struct mc_sb_info *sbi, struct dentry *lower,
 			 const char *name)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
@@ -1631,7 +1648,7 @@ int mc_lower_removexattr(struct mc_sb_info *sbi, struct dentry *lower,
 ssize_t mc_lower_listxattr(struct mc_sb_info *sbi, struct dentry *lower,
 			   char *list, size_t size)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	ssize_t ret;
 	int fault;
 
@@ -1655,7 +1672,7 @@ ssize_t mc_lower_listxattr(struct mc_sb_info *sbi, struct dentry *lower,
  */
 int mc_lower_statfs(struct mc_sb_info *sbi, struct kstatfs *buf)
 {
-	u64 start = mc_op_begin();
+	struct mc_op_start start = mc_op_begin();
 	int err;
 	int fault;
 
