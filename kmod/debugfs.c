@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - /sys/kernel/debug/metacache/<mount id>/{stats,info,flush,policy,fault}.
+ * debugfs.c - /sys/kernel/debug/metacache/<mount id>/: the files stats,
+ * info, flush, policy and fault.
  *
  *	stats	one line per lower operation and one per cache:
  *		op <name> calls <n> avoided <n> total_ns <n>

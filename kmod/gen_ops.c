@@ -4,15 +4,16 @@
  * calls they make.
  *
  * Every call goes through the VFS entry points a system call would use,
- * relative to a directory of the job's private mount: names are looked up
- * with lookup_one_len_unlocked() (a path walk's last step) or, for changes, with lookup_one_len() under the
- * parent's lock (I_MUTEX_PARENT, lock_rename() for rename), as overlayfs
- * and nfsd do; files are opened with file_open_root()/dentry_open() and
- * closed synchronously (->flush, then __fput_sync(): a kernel thread's
- * fput() would be deferred to a work item, which would both hide the cost
- * of the close and keep the mount busy after the job).  Names are never
- * followed out of the working directory: no symlink is followed
- * (O_NOFOLLOW, single-component lookups) and no name has a "/" or "..".
+ * relative to a directory of the job's private mount: names are looked up with
+ * lookup_one_len_unlocked() (a path walk's last step) or, for changes, with
+ * lookup_one_len() under the parent's lock (I_MUTEX_PARENT, lock_rename() for
+ * rename), as overlayfs and nfsd do; files are opened with
+ * file_open_root()/dentry_open() and closed synchronously (->flush, then
+ * __fput_sync(): a kernel thread's fput() would be deferred to a work item,
+ * which would both hide the cost of the close and keep the mount busy after
+ * the job).  Names are never followed out of the working directory: no symlink
+ * is followed (O_NOFOLLOW, single-component lookups) and no name has a "/" or
+ * "..".
  *
  * Names in the working directory ".mcbench-<id>":
  *	mdtest	d<n>/ (DIRS directories), d<i % DIRS>/f<i> (file i),

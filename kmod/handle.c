@@ -38,12 +38,12 @@
  *
  * Cached handles of an inode are closed, synchronously, before anything a
  * held-open lower file would disturb: unlink, rename of it or over it (of
- * every file, for a directory rename: SMB refuses to rename a directory
- * with open files below), truncate, setting a lock, an exec open; and at
- * the inode's eviction (so also when the metadata cache learns the name
- * is gone or replaced), a flush and unmount.  Closing means the final fput() of the lower file, done by
- * a kernel worker (__fput_sync()) that the caller waits for: the lower
- * sees the file closed before the unlink, so NFS does not silly-rename.
+ * every file, for a directory rename: SMB refuses to rename a directory with
+ * open files below), truncate, setting a lock, an exec open; and at the
+ * inode's eviction (so also when the metadata cache learns the name is gone or
+ * replaced), a flush and unmount.  Closing means the final fput() of the lower
+ * file, done by a kernel worker (__fput_sync()) that the caller waits for: the
+ * lower sees the file closed before the unlink, so NFS does not silly-rename.
  *
  * Bounds: at most max_handles per mount (the oldest is closed first), an
  * expiry work item that closes what outlived close_ttl, and a shrinker.

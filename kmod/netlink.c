@@ -9,16 +9,16 @@
  *
  * Validation.  Every command has its own attribute policy (maxattr
  * METACACHE_A_MAX, strict: unknown, unsupported or malformed attributes are
- * refused by the netlink core with an extended ack naming them: -EINVAL,
- * and -ERANGE for an integer out of its range).  Refusals of a dump
- * request by the module go through mc_nl_dump_refuse().  Commands from METACACHE_CMD_POLICY_ADD + 1 on have
- * genetlink's own header checks (resv_start_op); the older ones get the
- * same checks from mc_nl_hdr_check(), the difference being that
- * POLICY_ADD accepts NLM_F_EXCL (and NLM_F_CREATE), which genetlink
- * refuses for "strict" commands.  Commands that change state have
- * GENL_ADMIN_PERM (CAP_NET_ADMIN, checked by genetlink) and need
- * CAP_SYS_ADMIN too (mc_nl_pre_doit()).  Reading commands are open to
- * every user.
+ * refused by the netlink core with an extended ack naming them: -EINVAL, and
+ * -ERANGE for an integer out of its range).  Refusals of a dump request by the
+ * module go through mc_nl_dump_refuse().  Commands from
+ * METACACHE_CMD_POLICY_ADD + 1 on have genetlink's own header checks
+ * (resv_start_op); the older ones get the same checks from mc_nl_hdr_check(),
+ * the difference being that POLICY_ADD accepts NLM_F_EXCL (and NLM_F_CREATE),
+ * which genetlink refuses for "strict" commands.  Commands that change state
+ * have GENL_ADMIN_PERM (CAP_NET_ADMIN, checked by genetlink) and need
+ * CAP_SYS_ADMIN too (mc_nl_pre_doit()).  Reading commands are open to every
+ * user.
  *
  * Locking.  The family is parallel_ops: handlers run concurrently and
  * under no genetlink lock (a flush of a big nfs tree must not hold up
