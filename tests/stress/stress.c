@@ -107,6 +107,61 @@ static struct shared *sh;
 static char tool[PATH_MAX];
 static const char *fstype = "";
 
+/*
+ * Every worker call and chaos action, in the order they ended, so that a
+ * failed comparison can say which calls touched the names that differ
+ * (oplog_report()).  A ring in a shared anonymous mapping, of the last
+ * OPLOG_MAX calls: only the pages used cost memory.  op is an enum op, or NOPS + an enum chaos for the chaos process.
+ */
+struct oprec {
+	double t0, t1;		/* seconds since the run started */
+	unsigned char id, op;
+	short err;		/* errno of a failed call, 0 if it succeeded */
+	char a[16], b[64];	/* b: the second name, or what chaos set */
+};
+
+#define OPLOG_MAX (1 << 18)
+
+struct oplog {
+	long n;
+	struct oprec rec[OPLOG_MAX];
+};
+
+static struct oplog *oplog;
+static double oplog_t0;
+
+/* The log, or NULL (then nothing is logged) if it cannot be mapped. */
+static struct oplog *oplog_map(void)
+{
+	void *p = mmap(NULL, sizeof(struct oplog), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		mct_diag("no log of the calls: mmap: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+static void oplog_add(int id, int op, double t0, double t1, int err, const char *a,
+		      const char *b)
+{
+	long i;
+	struct oprec *r;
+
+	if (!oplog)
+		return;
+	i = __atomic_fetch_add(&oplog->n, 1, __ATOMIC_RELAXED);
+	r = &oplog->rec[i % OPLOG_MAX];
+	r->t0 = t0 - oplog_t0;
+	r->t1 = t1 - oplog_t0;
+	r->id = (unsigned char)id;
+	r->op = (unsigned char)op;
+	r->err = (short)err;
+	snprintf(r->a, sizeof(r->a), "%s", a ? a : "");
+	snprintf(r->b, sizeof(r->b), "%s", b ? b : "");
+}
+
 static unsigned long long rnd_state;
 static unsigned int rnd(void)
 {
@@ -229,8 +284,8 @@ static void worker(int id, double end)
 
 	rnd_state ^= (unsigned long long)(id + 1) * 0x9e3779b97f4a7c15ULL;
 	while (now() < end) {
-		int op = rnd() % NOPS, ret = 0, fd;
-		double t = now();
+		int op = rnd() % NOPS, ret = 0, fd, e;
+		double t = now(), t1;
 		struct stat st;
 		ssize_t w;
 		DIR *d;
@@ -291,7 +346,9 @@ static void worker(int id, double end)
 			ret = truncate(a, rnd() % 32768);
 			break;
 		case OP_READDIR:
-			d = opendir(rnd() % 2 ? "." : a);
+			if (rnd() % 2)
+				snprintf(a, sizeof(a), ".");
+			d = opendir(a);
 			if (!d) {
 				ret = -1;
 				break;
@@ -333,17 +390,18 @@ static void worker(int id, double end)
 				ret = 0;
 			break;
 		}
-		t = now() - t;
+		e = ret < 0 ? errno : 0;
+		t1 = now();
+		oplog_add(id, op, t, t1, e, a,
+			  op == OP_RENAME || op == OP_LINK || op == OP_MISSING ? b : NULL);
+		t = t1 - t;
 		sh->lat_sum[id][op] += t;
 		if (t > sh->lat_max[id][op])
 			sh->lat_max[id][op] = t;
-		if (ret < 0) {
-			int e = errno;
-
+		if (ret < 0)
 			sh->err[id][op][e > 0 && e < 136 ? e : 0]++;
-		} else {
+		else
 			sh->ok[id][op]++;
-		}
 	}
 }
 
@@ -380,7 +438,9 @@ static void chaos(const char *upper, const char *dir, double end)
 	static const char *lims[] = { "max_entries", "max_neg", "max_handles" };
 	static const char *sw[] = { "entry", "neg", "attr", "dir", "handle" };
 
+	const char *key, *val;
 	int first = 0;
+	double t0;
 
 	rnd_state ^= 0xc4a05;
 	while (now() < end) {
@@ -390,6 +450,8 @@ static void chaos(const char *upper, const char *dir, double end)
 		size_t off = 0;
 
 		usleep(50000 + rnd() % 200000);
+		t0 = now();
+		key = val = NULL;
 		switch (c) {
 		case CH_REMOUNT:
 			opts[0] = 0;
@@ -408,21 +470,24 @@ static void chaos(const char *upper, const char *dir, double end)
 		case CH_SET:
 			k = rnd() % 3;
 			if (k == 0) {
-				const char *key = ttls[rnd() % 5];
+				key = ttls[rnd() % 5];
 
-				r = ctl("set", upper, key, rnd_ttl(), NULL, NULL);
+				val = rnd_ttl();
+				r = ctl("set", upper, key, val, NULL, NULL);
 				if (r)
 					chaos_note("metacachectl set %s %s: exit %d", upper, key, r);
 			} else if (k == 1) {
-				const char *key = lims[rnd() % 3];
+				key = lims[rnd() % 3];
 
-				r = ctl("set", upper, key, rnd_limit(), NULL, NULL);
+				val = rnd_limit();
+				r = ctl("set", upper, key, val, NULL, NULL);
 				if (r)
 					chaos_note("metacachectl set %s %s: exit %d", upper, key, r);
 			} else {
-				const char *key = sw[rnd() % 5];
+				key = sw[rnd() % 5];
 
-				r = ctl("set", upper, key, rnd() % 2 ? "on" : "off", NULL, NULL);
+				val = rnd() % 2 ? "on" : "off";
+				r = ctl("set", upper, key, val, NULL, NULL);
 				if (r)
 					chaos_note("metacachectl set %s %s on/off: exit %d", upper, key, r);
 			}
@@ -440,12 +505,16 @@ static void chaos(const char *upper, const char *dir, double end)
 		case CH_FLUSH_PATH:
 			/* the work directory always exists; its subdirs may not */
 			if (rnd() % 2) {
+				key = "--subtree";
+				val = ".";
 				r = ctl("flush", upper, dir, "--subtree", NULL, NULL);
 				if (r)
 					chaos_note("metacachectl flush %s %s --subtree: exit %d", upper,
 						   dir, r);
 			} else {
-				snprintf(path, sizeof(path), "%s/%s", dir, pfx[1 + rnd() % 3]);
+				key = "--handles";
+				val = pfx[1 + rnd() % 3];
+				snprintf(path, sizeof(path), "%s/%s", dir, val);
 				ctl("flush", upper, path, "--handles", NULL, NULL);
 			}
 			break;
@@ -469,6 +538,9 @@ static void chaos(const char *upper, const char *dir, double end)
 			}
 			break;
 		}
+		if (c == CH_REMOUNT)
+			val = opts;
+		oplog_add(MAXPROCS, NOPS + c, t0, now(), r, key, val);
 		if (r)
 			sh->chaos_err[c]++;
 		else
@@ -551,12 +623,103 @@ static void dump(const char *root, const char *rel, struct ent *out, int *n, int
 }
 
 #define MAXENT 4096
+#define MAXDIFF 8
+
+/* The paths that differed in the last compare(), for oplog_report(). */
+static char diff_path[MAXDIFF][256];
+static int ndiff;
+
+static void note_diff(const char *line)
+{
+	if (ndiff < MAXDIFF)
+		snprintf(diff_path[ndiff++], sizeof(diff_path[0]), "%.*s",
+			 (int)strcspn(line, " "), line);
+}
+
+/* Whether the last component of @path is one of @names. */
+static int base_in(const char *path, char names[][64], int n)
+{
+	const char *base = strrchr(path, '/');
+	int i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < n; i++)
+		if (*base && !strcmp(base, names[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * After a failed comparison: the calls whose names end in a component of
+ * a differing path (for "c/f": any call on a name "c" or "f", in any
+ * directory, as directories are renamed), the last 120 of them, oldest
+ * first; and the whole log in $MC_RESULTS/stress-oplog.<pid>.txt when the
+ * test bed collects results.
+ */
+static void oplog_report(const char *what)
+{
+	char names[4 * MAXDIFF][64], file[PATH_MAX];
+	const char *res = mc_env("MC_RESULTS");
+	long n, i, first, last, shown = 0;
+	int nn = 0, k;
+	FILE *f;
+
+	if (!oplog || !ndiff)
+		return;
+	last = oplog->n;
+	n = last < OPLOG_MAX ? last : OPLOG_MAX;
+	for (k = 0; k < ndiff; k++) {
+		char tmp[256], *tok, *save = NULL;
+
+		snprintf(tmp, sizeof(tmp), "%s", diff_path[k]);
+		for (tok = strtok_r(tmp, "/", &save); tok && nn < 4 * MAXDIFF;
+		     tok = strtok_r(NULL, "/", &save))
+			snprintf(names[nn++], sizeof(names[0]), "%s", tok);
+	}
+	for (first = last; first > last - n && shown < 120; first--) {
+		const struct oprec *r = &oplog->rec[(first - 1) % OPLOG_MAX];
+
+		if (r->op < NOPS && (base_in(r->a, names, nn) || base_in(r->b, names, nn)))
+			shown++;
+	}
+	mct_diag("%s: the %ld calls (of %ld) on names ending in a component of a differing path:",
+		 what, shown, n);
+	for (i = first; i < last; i++) {
+		const struct oprec *r = &oplog->rec[i % OPLOG_MAX];
+
+		if (r->op < NOPS && (base_in(r->a, names, nn) || base_in(r->b, names, nn)))
+			mct_diag("  %9.4f-%9.4f w%d %-8s %-14s %-14s %s", r->t0, r->t1, r->id,
+				 op_names[r->op], r->a, r->b, r->err ? strerrorname_np(r->err) : "ok");
+	}
+	if (!res)
+		return;
+	snprintf(file, sizeof(file), "%s/stress-oplog.%d.txt", res, getpid());
+	f = fopen(file, "w");
+	if (!f)
+		return;
+	for (i = last - n; i < last; i++) {
+		const struct oprec *r = &oplog->rec[i % OPLOG_MAX];
+
+		if (r->op < NOPS)
+			fprintf(f, "%9.4f %9.4f w%d %s %s %s %s\n", r->t0, r->t1, r->id,
+				op_names[r->op], r->a, *r->b ? r->b : "-",
+				r->err ? strerrorname_np(r->err) : "ok");
+		else
+			fprintf(f, "%9.4f %9.4f chaos %s %s %s %d\n", r->t0, r->t1,
+				chaos_names[r->op - NOPS], *r->a ? r->a : "-",
+				*r->b ? r->b : "-", r->err);
+	}
+	fclose(f);
+	mct_diag("%s: the last %ld calls and chaos actions in %s", what, n, file);
+}
 
 /* Compare the stack's and the lower's view of the tree; number of diffs. */
 static int compare(const char *what, const char *ubase, const char *lbase)
 {
 	static struct ent u[MAXENT], l[MAXENT];
 	int nu = 0, nl = 0, i = 0, j = 0, bad = 0;
+
+	ndiff = 0;
 
 	dump(ubase, "", u, &nu, MAXENT);
 	dump(lbase, "", l, &nl, MAXENT);
@@ -570,6 +733,7 @@ static int compare(const char *what, const char *ubase, const char *lbase)
 			j++;
 			continue;
 		}
+		note_diff(c < 0 ? u[i].line : l[j].line);
 		if (bad++ < 20) {
 			if (c < 0)
 				mct_diag("  %s: only the stack has: %s", what, u[i].line);
@@ -582,6 +746,8 @@ static int compare(const char *what, const char *ubase, const char *lbase)
 			j++;
 	}
 	mct_diag("%s: stack %d entries, lower %d entries, %d differences", what, nu, nl, bad);
+	if (bad)
+		oplog_report(what);
 	return bad;
 }
 
@@ -663,6 +829,7 @@ MCT_TEST(stress)
 	MCT_ASSERT(sh != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(sh, 0, sizeof(*sh));
 
+	oplog = oplog_map();
 	snprintf(ubase, sizeof(ubase), "%s/stress.%d", up, getpid());
 	snprintf(lbase, sizeof(lbase), "%s/stress.%d", lo, getpid());
 	snprintf(obase, sizeof(obase), "%s/stress.%d", lo2 ? lo2 : lo, getpid());
@@ -673,6 +840,7 @@ MCT_TEST(stress)
 	MCT_ASSERT(dirfd >= 0, "open %s: %s", ubase, strerror(errno));
 
 	t0 = now();
+	oplog_t0 = t0;
 	end = t0 + secs;
 	for (i = 0; i <= nprocs; i++) {
 		pids[i] = fork();
@@ -757,6 +925,9 @@ MCT_TEST(stress)
 		close(dirfd);
 		MCT_EXPECT(rm_tree(ubase) == 0, "removing %s: %s", ubase, strerror(errno));
 		munmap(sh, sizeof(*sh));
+		if (oplog)
+			munmap(oplog, sizeof(*oplog));
+		oplog = NULL;
 		return;
 	}
 
@@ -790,6 +961,9 @@ MCT_TEST(stress)
 	MCT_EXPECT(access(lbase, F_OK) && errno == ENOENT, "%s still on the lower after removal",
 		   lbase);
 	munmap(sh, sizeof(*sh));
+	if (oplog)
+		munmap(oplog, sizeof(*oplog));
+	oplog = NULL;
 }
 
 /*
@@ -826,8 +1000,10 @@ MCT_TEST(detach)
 	snprintf(ubase, sizeof(ubase), "%s/detach.%d", up, getpid());
 	snprintf(lbase, sizeof(lbase), "%s/detach.%d", lo, getpid());
 	MCT_ASSERT(mkdir(ubase, 0755) == 0, "mkdir %s: %s", ubase, strerror(errno));
+	oplog = oplog_map();
 
-	end = now() + secs;
+	oplog_t0 = now();
+	end = oplog_t0 + secs;
 	for (i = 0; i < 4; i++) {
 		pids[i] = fork();
 		MCT_ASSERT(pids[i] >= 0, "fork: %s", strerror(errno));
@@ -887,6 +1063,9 @@ MCT_TEST(detach)
 	}
 	MCT_EXPECT(r == 0, "removing %s through the stack: %s", ubase, strerror(errno));
 	munmap(sh, sizeof(*sh));
+	if (oplog)
+		munmap(oplog, sizeof(*oplog));
+	oplog = NULL;
 }
 
 int main(int argc, char **argv)
