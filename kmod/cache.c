@@ -308,6 +308,135 @@ static void mc_trim_done(struct mc_sb_info *sbi, bool queued,
 		queue_work(system_wq, &sbi->work);
 }
 
+/* Names that may vanish without us (struct mc_vanish) */
+
+static u32 mc_vanish_hash(const unsigned char *name, unsigned int len)
+{
+	return full_name_hash(NULL, name, len);
+}
+
+/* Is a name of @mi (a directory) with @hash one that may vanish? */
+static bool mc_vanish_has_locked(struct mc_inode_info *mi, u32 hash)
+{
+	struct mc_vanish *v = mi->vanish;
+	u32 i;
+
+	if (!v)
+		return false;
+	if (v->overflow)
+		return true;
+	for (i = 0; i < v->nr; i++)
+		if (v->hash[i] == hash)
+			return true;
+	return false;
+}
+
+/**
+ * mc_vanish_add() - remember a name of @dir that may vanish without us
+ * @dir: the upper directory
+ * @name: the name, as the lower lists it
+ *
+ * Called after a lower unlink (or rename over) of a file still in use.
+ * Until a fresh listing of @dir no longer has the name, no listing of
+ * @dir is cached (mc_vanish_settled()) and no positive entry is cached
+ * for the name (mc_entry_set()): either would outlive the name by up to
+ * its TTL once the last handle closes.  Drops @dir's cached listing.
+ * Past MC_VANISH_MAX names, every name of @dir counts, until a listing
+ * shows none of them... which cannot be told: until @dir is evicted.
+ *
+ * Context: process context, may sleep; @dir's i_rwsem held.
+ */
+void mc_vanish_add(struct inode *dir, const struct qstr *name)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct mc_inode_info *mi = MC_I(dir);
+	u32 hash = mc_vanish_hash(name->name, name->len);
+	struct mc_vanish *new = NULL, *v;
+
+	/* 136 bytes, rarely: a failure here would leave a stale listing. */
+	if (!READ_ONCE(mi->vanish))
+		new = kzalloc(sizeof(*new), GFP_KERNEL | __GFP_NOFAIL);
+	spin_lock(&sbi->cache_lock);
+	v = mi->vanish;
+	if (!v) {
+		v = new;
+		new = NULL;
+		WRITE_ONCE(mi->vanish, v);
+	}
+	if (!mc_vanish_has_locked(mi, hash)) {
+		if (v->nr < MC_VANISH_MAX)
+			v->hash[v->nr++] = hash;
+		else
+			v->overflow = true;
+	}
+	/* A listing read before this is not cached: mc_vanish_settled(). */
+	mi->dir_gen++;
+	spin_unlock(&sbi->cache_lock);
+	kfree(new);
+	mc_dir_invalidate(dir);
+}
+
+/**
+ * mc_vanish_settled() - may a fresh listing of @dir be cached?
+ * @dir: the upper directory
+ * @snap: the listing, just read from the lower
+ * @gen: mc_dir_gen() from before the lower was read
+ *
+ * Forgets the remembered names that @snap no longer has (they have
+ * vanished), if nothing was added since @gen.
+ *
+ * Return: true if no name of @dir may vanish without us any more.
+ */
+bool mc_vanish_settled(struct inode *dir, struct mc_dirsnap *snap, u32 gen)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct mc_inode_info *mi = MC_I(dir);
+	struct mc_vanish *v, *old = NULL;
+	u32 want[MC_VANISH_MAX], seen = 0, nr, i, j, k;
+	bool settled;
+
+	if (!READ_ONCE(mi->vanish))
+		return true;
+	spin_lock(&sbi->cache_lock);
+	v = mi->vanish;
+	if (!v || v->overflow) {
+		spin_unlock(&sbi->cache_lock);
+		return !v;
+	}
+	nr = v->nr;
+	memcpy(want, v->hash, nr * sizeof(want[0]));
+	spin_unlock(&sbi->cache_lock);
+
+	for (i = 0; i < snap->nr; i++) {
+		const struct mc_dirent *e = snap->ents[i];
+		u32 h = mc_vanish_hash(e->name, e->len);
+
+		for (j = 0; j < nr; j++)
+			if (want[j] == h)
+				seen |= 1U << j;
+		if (!(i & 1023))
+			cond_resched();
+	}
+
+	spin_lock(&sbi->cache_lock);
+	v = mi->vanish;
+	/* Every add bumps dir_gen: the same gen means the same names. */
+	if (v && mi->dir_gen == gen) {
+		for (j = 0, k = 0; j < nr; j++)
+			if (seen & (1U << j))
+				v->hash[k++] = want[j];
+		v->nr = k;
+		if (!k) {
+			old = v;
+			WRITE_ONCE(mi->vanish, NULL);
+		}
+	}
+	settled = !mi->vanish;
+	spin_unlock(&sbi->cache_lock);
+	kfree(old);
+	return settled;
+}
+
 /**
  * mc_entry_set() - (re)start the lifetime of a dentry's cached entry
  * @dentry: the upper dentry, referenced by the caller
@@ -326,7 +455,8 @@ void mc_entry_set(struct dentry *dentry, u8 state)
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct mc_dentry *mcd = MC_D(dentry);
 	enum mc_cache c = mc_state_cache(state);
-	u32 ttl;
+	struct inode *vdir = NULL;
+	u32 ttl, hash = 0;
 	bool queued;
 	LIST_HEAD(put);
 
@@ -338,9 +468,35 @@ void mc_entry_set(struct dentry *dentry, u8 state)
 		return;
 	}
 
+	/*
+	 * A name of its directory that may vanish without us gets no
+	 * positive entry (struct mc_vanish).  rcu_read_lock() keeps the
+	 * parent's inode; mc_vanish_add() runs under the parent's i_rwsem,
+	 * held by lookups and priming, the other callers that can race.
+	 */
+	rcu_read_lock();
+	if (state == MC_DS_POS && !d_is_dir(dentry)) {
+		vdir = d_inode_rcu(READ_ONCE(dentry->d_parent));
+		if (vdir && READ_ONCE(MC_I(vdir)->vanish)) {
+			spin_lock(&dentry->d_lock);
+			hash = mc_vanish_hash(dentry->d_name.name,
+					      dentry->d_name.len);
+			spin_unlock(&dentry->d_lock);
+		} else {
+			vdir = NULL;
+		}
+	}
+
 	spin_lock(&sbi->cache_lock);
 	if (unlikely(sbi->dying || mcd->state == MC_DS_DISPOSE)) {
 		spin_unlock(&sbi->cache_lock);
+		rcu_read_unlock();
+		return;
+	}
+	if (unlikely(vdir && mc_vanish_has_locked(MC_I(vdir), hash))) {
+		mc_entry_unlist(sbi, mcd);
+		spin_unlock(&sbi->cache_lock);
+		rcu_read_unlock();
 		return;
 	}
 	queued = false;
@@ -358,6 +514,7 @@ void mc_entry_set(struct dentry *dentry, u8 state)
 	}
 	queued |= mc_trim_locked(sbi, &put);
 	spin_unlock(&sbi->cache_lock);
+	rcu_read_unlock();
 	mc_trim_done(sbi, queued, &put);
 }
 
@@ -1423,6 +1580,7 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
 	RCU_INIT_POINTER(mi->snap, NULL);
 	mi->dir_gen = 0;
 	mi->dir_toobig = 0;
+	mi->vanish = NULL;
 	RCU_INIT_POINTER(mi->link, NULL);
 }
 
@@ -1434,6 +1592,7 @@ void mc_inode_cache_evict(struct inode *inode)
 {
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_inode_info *mi = MC_I(inode);
+	struct mc_vanish *vanish;
 	struct mc_dirsnap *snap;
 	LIST_HEAD(put);
 
@@ -1443,14 +1602,17 @@ void mc_inode_cache_evict(struct inode *inode)
 		put_cred(mi->perm_cred);
 		mi->perm_cred = NULL;
 	}
-	if (rcu_access_pointer(mi->snap)) {
+	if (rcu_access_pointer(mi->snap) || READ_ONCE(mi->vanish)) {
 		spin_lock(&sbi->cache_lock);
 		snap = rcu_dereference_protected(mi->snap,
 					lockdep_is_held(&sbi->cache_lock));
 		if (snap)
 			mc_snap_unhook_locked(sbi, snap, &put);
+		vanish = mi->vanish;
+		WRITE_ONCE(mi->vanish, NULL);
 		spin_unlock(&sbi->cache_lock);
 		mc_snaps_put(&put);
+		kfree(vanish);
 	}
 }
 

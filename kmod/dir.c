@@ -31,7 +31,12 @@
  *
  * Not cached: a removed directory (read below as the lower shows it); a
  * listing larger than MC_DIRSNAP_MAX entries or half of max_entries (then
- * not tried again for dir_ttl); a listing the lower could not give whole.
+ * not tried again for dir_ttl); a listing the lower could not give whole;
+ * a listing with a name that may vanish without a call through us (a file
+ * unlinked while in use, which SMB lists as "delete pending" and NFS as
+ * .nfsXXXX until its last close: struct mc_vanish), which would outlive
+ * the name by up to dir_ttl.  Such a listing serves the file that read
+ * it, is not primed from, and the next one is read from the lower.
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
@@ -404,6 +409,9 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 	mc_count_miss(sbi, MC_CACHE_DIR);
 	if (expired)
 		mc_count_expired(sbi, MC_CACHE_DIR);
+	/* A name that may vanish without us: this file's listing only. */
+	if (!mc_vanish_settled(inode, snap, gen))
+		return snap;
 	mc_dirsnap_install(inode, snap, gen);
 	mc_dir_prime(file, snap);
 	return snap;

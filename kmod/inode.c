@@ -746,6 +746,27 @@ static int mc_unlink_silly(struct dentry *dentry, struct dentry *lower)
  *  - Otherwise it becomes a negative entry, if nobody else uses it, and
  *    lets go of its lower dentry (namei.c: a negative entry holds none).
  */
+/*
+ * After a lower unlink, rmdir or rename over @lower: the names of @dir that
+ * stay listed until the object's last close, without a call through us
+ * (struct mc_vanish): @name if @busy (SMB lists a removed file or
+ * directory still in use, "delete pending"), and the .nfsXXXX name NFS
+ * gave @lower if it silly-renamed it.
+ */
+static void mc_vanish_note(struct inode *dir, const struct qstr *name,
+			   bool busy, struct dentry *lower)
+{
+	struct name_snapshot n;
+
+	if (busy)
+		mc_vanish_add(dir, name);
+	if (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED) {
+		take_dentry_name_snapshot(&n, lower);
+		mc_vanish_add(dir, &n.name);
+		release_dentry_name_snapshot(&n);
+	}
+}
+
 static void mc_unlink_done(struct dentry *dentry, struct mc_child *child)
 {
 	bool alone = d_count(dentry) == 1;
@@ -821,8 +842,10 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 		held = dget(child.lower);
 	}
 	err = mc_lower_unlink(sbi, d_inode(lower_dir), child.lower);
-	if (!err)
+	if (!err) {
+		mc_vanish_note(dir, &dentry->d_name, held, child.lower);
 		mc_unlink_done(dentry, &child);
+	}
 	else
 		mc_entry_clear(dentry);	/* the lower may have removed it */
 	mc_attr_invalidate(d_inode(dentry));
@@ -865,6 +888,8 @@ static int mc_rmdir(struct inode *dir, struct dentry *dentry)
 	held = dget(child.lower);
 	err = mc_lower_rmdir(sbi, d_inode(lower_dir), child.lower);
 	if (!err) {
+		mc_vanish_note(dir, &dentry->d_name, d_count(dentry) > 1,
+			       child.lower);
 		/*
 		 * The VFS makes it negative if nobody else uses it: a
 		 * negative entry, which ->d_delete detaches from the dead
@@ -983,6 +1008,15 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	}
 	err = mc_lower_rename(sbi, d_inode(lower_old_dir), old.lower,
 			      d_inode(lower_new_dir), new.lower, flags);
+	/*
+	 * A failed rename may still have removed the target: cifs, refused
+	 * a rename over a file, unlinks the file and tries again (then the
+	 * lower inode has no link left), and a file in use stays listed.
+	 */
+	if (target && !S_ISDIR(target->i_mode) && !(flags & RENAME_EXCHANGE))
+		mc_vanish_note(new_dir, &new_dentry->d_name,
+			       err && d_really_is_positive(new.lower) &&
+			       !d_inode(new.lower)->i_nlink, new.lower);
 	if (!err) {
 		mc_rename_done(old_dir, old_dentry, new_dir, new_dentry, flags);
 	} else {

@@ -338,6 +338,22 @@ struct mc_dirsnap {
 	const struct mc_dirent **ents;
 };
 
+/*
+ * Names of a directory that may vanish without a call through us: a file
+ * unlinked (or renamed over) while in use stays listed by SMB, "delete
+ * pending", until its last handle closes, and NFS lists it as .nfsXXXX
+ * until then.  Kept as full_name_hash() values (a collision only makes a
+ * listing uncached), until a fresh listing no longer has them (cache.c,
+ * mc_vanish_*()).
+ */
+#define MC_VANISH_MAX	32
+
+struct mc_vanish {
+	u32 nr;
+	bool overflow;			/* more than MC_VANISH_MAX were added */
+	u32 hash[MC_VANISH_MAX];
+};
+
 /* A cached symlink target (cache.c). */
 struct mc_link {
 	refcount_t ref;
@@ -395,6 +411,8 @@ struct mc_inode_info {
 	struct mc_dirsnap __rcu *snap;
 	u32 dir_gen;
 	u64 dir_toobig;
+	/* Names that may vanish without us, cache.c; under cache_lock */
+	struct mc_vanish *vanish;
 
 	struct mc_link __rcu *link;	/* a symlink's target, cache.c */
 
@@ -777,6 +795,8 @@ void mc_dir_invalidate(struct inode *dir);
 void mc_dir_changed(struct inode *dir);
 u32 mc_dir_gen(struct inode *dir);
 bool mc_dirsnap_install(struct inode *dir, struct mc_dirsnap *snap, u32 gen);
+void mc_vanish_add(struct inode *dir, const struct qstr *name);
+bool mc_vanish_settled(struct inode *dir, struct mc_dirsnap *snap, u32 gen);
 struct mc_dirsnap *mc_dirsnap_get(struct dentry *dentry);
 bool mc_dirsnap_peek(struct dentry *dentry, bool *expired);
 

@@ -117,10 +117,26 @@ CL_TEST(create_then_stat)
 	LISTED(".", "p", cl_lstat_err(LO("p"), NULL) == 0);
 }
 
+/* Does DIR list an NFS silly-renamed file (.nfsXXXX)? */
+static int nfs_silly(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, ".nfs", 4))
+			found = 1;
+	closedir(d);
+	return found;
+}
+
 CL_TEST(unlink_then_stat)
 {
 	struct stat st;
-	int fd;
+	int fd, i, n;
 
 	CL_TTLS(3600);
 	MKFILE("f", 10);
@@ -136,11 +152,37 @@ CL_TEST(unlink_then_stat)
 	fd = open(UP("open"), O_RDONLY);
 	MCT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	MCT_ASSERT(unlink(UP("open")) == 0, "unlink of an open file: %s", strerror(errno));
-	/* SMB keeps an open file's name until the last close: as the lower */
+	/*
+	 * SMB keeps an open file's name, "delete pending", until its last
+	 * handle closes: the stack shows what the lower shows, and the
+	 * listing and the lstat here must not make it cache that name.
+	 */
 	SAME("open");
 	LISTED(".", "open", cl_listed(c->lo, "open"));
+	n = cl_count(c->up);
+	MCT_EXPECT(n == cl_count(c->lo), "%d entries through the stack, %d on the lower", n,
+		   cl_count(c->lo));
 	MCT_EXPECT(fstat(fd, &st) == 0, "fstat of the unlinked open file: %s", strerror(errno));
 	close(fd);
+	/*
+	 * Once closed, the name goes on the server: after the cifs client's
+	 * own deferred close (closetimeo, 1 s by default); on NFS, its
+	 * .nfsXXXX name goes.  Wait (up to 10 s) until the lower lists
+	 * neither; then the stack, whose TTLs are an hour, must not list or
+	 * find them either.
+	 */
+	for (i = 0; i < 100 && (cl_listed(c->lo, "open") > 0 || nfs_silly(c->lo)); i++)
+		usleep(100000);
+	mct_diag("the lower lists the unlinked file %.1f s after its close%s", i / 10.0,
+		 i == 100 ? " still" : ": no more");
+	SAME("open");
+	LISTED(".", "open", cl_listed(c->lo, "open"));
+	n = cl_count(c->up);
+	MCT_EXPECT(n == cl_count(c->lo), "%d entries through the stack, %d on the lower", n,
+		   cl_count(c->lo));
+	MCT_EXPECT(nfs_silly(c->up) == nfs_silly(c->lo),
+		   "an .nfsXXXX name listed %s the stack than on the lower",
+		   nfs_silly(c->up) ? "longer through" : "shorter through");
 }
 
 CL_TEST(rename_both_names)
