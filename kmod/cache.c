@@ -34,6 +34,8 @@
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
+#include <linux/bitmap.h>
+#include <linux/bsearch.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -43,6 +45,7 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "metacache.h"
 #include "ctl.h"
@@ -336,44 +339,113 @@ static bool mc_vanish_has_locked(struct mc_inode_info *mi, u32 hash)
  * @dir: the upper directory
  * @name: the name, as the lower lists it
  *
- * Called after a lower unlink (or rename over) of a file still in use.
- * Until a fresh listing of @dir no longer has the name, no listing of
- * @dir is cached (mc_vanish_settled()) and no positive entry is cached
- * for the name (mc_entry_set()): either would outlive the name by up to
- * its TTL once the last handle closes.  Drops @dir's cached listing.
- * Past MC_VANISH_MAX names, every name of @dir counts, until a listing
- * shows none of them... which cannot be told: until @dir is evicted.
+ * Called after a lower unlink, rmdir or rename over of an object still in
+ * use.  Until a fresh listing of @dir no longer has the name, or the name
+ * is created again through us (mc_vanish_forget()), no listing of @dir is
+ * cached (mc_vanish_settled()) and no positive entry is cached for the
+ * name (mc_entry_set()): either would outlive the name by up to its TTL
+ * once the last handle closes.  Drops @dir's cached listing.
  *
- * Context: process context, may sleep; @dir's i_rwsem held.
+ * The set grows as needed; past MC_VANISH_MAX names every name of @dir
+ * counts (overflow), until @dir is evicted: which names went can no
+ * longer be told.  Its memory is not optional (__GFP_NOFAIL, at most a
+ * page): without it a stale listing could be cached.
+ *
+ * Context: process context, may sleep; @dir's i_rwsem held exclusively.
  */
 void mc_vanish_add(struct inode *dir, const struct qstr *name)
 {
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
 	struct mc_inode_info *mi = MC_I(dir);
 	u32 hash = mc_vanish_hash(name->name, name->len);
-	struct mc_vanish *new = NULL, *v;
+	struct mc_vanish *new = NULL, *old = NULL, *v;
+	u32 cap;
 
-	/* 136 bytes, rarely: a failure here would leave a stale listing. */
-	if (!READ_ONCE(mi->vanish))
-		new = kzalloc(sizeof(*new), GFP_KERNEL | __GFP_NOFAIL);
-	spin_lock(&sbi->cache_lock);
-	v = mi->vanish;
-	if (!v) {
-		v = new;
-		new = NULL;
-		WRITE_ONCE(mi->vanish, v);
-	}
-	if (!mc_vanish_has_locked(mi, hash)) {
-		if (v->nr < MC_VANISH_MAX)
+	for (;;) {
+		spin_lock(&sbi->cache_lock);
+		v = mi->vanish;
+		if (mc_vanish_has_locked(mi, hash))
+			break;
+		if (v && v->nr < v->cap) {
 			v->hash[v->nr++] = hash;
-		else
+			break;
+		}
+		if (v && v->cap >= MC_VANISH_MAX) {
 			v->overflow = true;
+			break;
+		}
+		if (new && new->cap > (v ? v->nr : 0)) {
+			if (v) {
+				memcpy(new->hash, v->hash,
+				       v->nr * sizeof(v->hash[0]));
+				new->nr = v->nr;
+			}
+			new->hash[new->nr++] = hash;
+			old = v;
+			WRITE_ONCE(mi->vanish, new);
+			new = NULL;
+			break;
+		}
+		cap = v ? min_t(u32, 2 * v->cap, MC_VANISH_MAX) : 4;
+		spin_unlock(&sbi->cache_lock);
+		kfree(new);
+		new = kzalloc(struct_size(new, hash, cap),
+			      GFP_KERNEL | __GFP_NOFAIL);
+		new->cap = cap;
 	}
 	/* A listing read before this is not cached: mc_vanish_settled(). */
 	mi->dir_gen++;
 	spin_unlock(&sbi->cache_lock);
 	kfree(new);
+	kfree(old);
 	mc_dir_invalidate(dir);
+}
+
+/**
+ * mc_vanish_forget() - a name of @dir was created through us
+ * @dir: the upper directory
+ * @name: the name
+ *
+ * The lower created it, so what was removed under that name has gone
+ * (SMB refuses to create over a delete-pending name; NFS's is .nfsXXXX).
+ *
+ * Context: process context; @dir's i_rwsem held exclusively.
+ */
+void mc_vanish_forget(struct inode *dir, const struct qstr *name)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+	struct mc_inode_info *mi = MC_I(dir);
+	struct mc_vanish *v, *old = NULL;
+	u32 hash, i;
+
+	if (likely(!READ_ONCE(mi->vanish)))
+		return;
+	hash = mc_vanish_hash(name->name, name->len);
+	spin_lock(&sbi->cache_lock);
+	v = mi->vanish;
+	if (v && !v->overflow) {
+		for (i = 0; i < v->nr; i++) {
+			if (v->hash[i] == hash) {
+				v->hash[i] = v->hash[--v->nr];
+				break;
+			}
+		}
+		if (!v->nr) {
+			old = v;
+			WRITE_ONCE(mi->vanish, NULL);
+		}
+	}
+	/* The same generation means the same names: mc_vanish_settled(). */
+	mi->dir_gen++;
+	spin_unlock(&sbi->cache_lock);
+	kfree(old);
+}
+
+static int mc_u32_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /**
@@ -383,7 +455,7 @@ void mc_vanish_add(struct inode *dir, const struct qstr *name)
  * @gen: mc_dir_gen() from before the lower was read
  *
  * Forgets the remembered names that @snap no longer has (they have
- * vanished), if nothing was added since @gen.
+ * vanished), if the set did not change since @gen.
  *
  * Return: true if no name of @dir may vanish without us any more.
  */
@@ -392,39 +464,49 @@ bool mc_vanish_settled(struct inode *dir, struct mc_dirsnap *snap, u32 gen)
 	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
 	struct mc_inode_info *mi = MC_I(dir);
 	struct mc_vanish *v, *old = NULL;
-	u32 want[MC_VANISH_MAX], seen = 0, nr, i, j, k;
+	unsigned long *seen;
+	u32 *want, nr, i, k;
 	bool settled;
 
-	if (!READ_ONCE(mi->vanish))
+	if (likely(!READ_ONCE(mi->vanish)))
 		return true;
+	/* At most MC_VANISH_MAX: a copy to look names up in, sorted. */
+	want = kmalloc_array(MC_VANISH_MAX, sizeof(*want), GFP_KERNEL);
+	seen = bitmap_zalloc(MC_VANISH_MAX, GFP_KERNEL);
+	if (!want || !seen) {
+		settled = false;
+		goto out_free;
+	}
 	spin_lock(&sbi->cache_lock);
 	v = mi->vanish;
-	if (!v || v->overflow) {
+	if (!v || v->overflow || mi->dir_gen != gen) {
+		settled = !v;
 		spin_unlock(&sbi->cache_lock);
-		return !v;
+		goto out_free;
 	}
 	nr = v->nr;
-	memcpy(want, v->hash, nr * sizeof(want[0]));
+	memcpy(want, v->hash, nr * sizeof(*want));
 	spin_unlock(&sbi->cache_lock);
 
+	sort(want, nr, sizeof(*want), mc_u32_cmp, NULL);
 	for (i = 0; i < snap->nr; i++) {
 		const struct mc_dirent *e = snap->ents[i];
 		u32 h = mc_vanish_hash(e->name, e->len);
+		u32 *hit = bsearch(&h, want, nr, sizeof(*want), mc_u32_cmp);
 
-		for (j = 0; j < nr; j++)
-			if (want[j] == h)
-				seen |= 1U << j;
+		if (hit)
+			__set_bit(hit - want, seen);
 		if (!(i & 1023))
 			cond_resched();
 	}
 
 	spin_lock(&sbi->cache_lock);
 	v = mi->vanish;
-	/* Every add bumps dir_gen: the same gen means the same names. */
+	/* Every change of the set bumps dir_gen: the same names as copied. */
 	if (v && mi->dir_gen == gen) {
-		for (j = 0, k = 0; j < nr; j++)
-			if (seen & (1U << j))
-				v->hash[k++] = want[j];
+		for (i = 0, k = 0; i < nr; i++)
+			if (test_bit(i, seen))
+				v->hash[k++] = want[i];
 		v->nr = k;
 		if (!k) {
 			old = v;
@@ -434,6 +516,9 @@ bool mc_vanish_settled(struct inode *dir, struct mc_dirsnap *snap, u32 gen)
 	settled = !mi->vanish;
 	spin_unlock(&sbi->cache_lock);
 	kfree(old);
+out_free:
+	bitmap_free(seen);
+	kfree(want);
 	return settled;
 }
 

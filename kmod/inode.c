@@ -577,6 +577,7 @@ static int mc_instantiate(struct dentry *dentry, struct dentry *lower_dir,
 		}
 	}
 	d_instantiate(dentry, inode);
+	mc_vanish_forget(d_inode(dentry->d_parent), &dentry->d_name);
 	mc_entry_set(dentry, MC_DS_POS);
 	return 0;
 }
@@ -942,6 +943,7 @@ static void mc_rename_done(struct inode *old_dir, struct dentry *old_dentry,
 		if (S_ISDIR(target->i_mode))
 			mc_dir_invalidate(target);
 	}
+	mc_vanish_forget(new_dir, &new_dentry->d_name);
 	mc_entry_set(old_dentry, MC_DS_POS);
 	if (flags & RENAME_EXCHANGE)
 		mc_entry_set(new_dentry, MC_DS_POS);
@@ -1144,6 +1146,7 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 		mc_dentry_set_lower(dentry, NULL);
 		d_instantiate(dentry, inode);
 	}
+	mc_vanish_forget(dir, &dentry->d_name);
 	mc_entry_set(dentry, MC_DS_POS);
 	if (lower_file->f_mode & FMODE_CREATED)
 		file->f_mode |= FMODE_CREATED;

@@ -346,12 +346,12 @@ struct mc_dirsnap {
  * listing uncached), until a fresh listing no longer has them (cache.c,
  * mc_vanish_*()).
  */
-#define MC_VANISH_MAX	32
+#define MC_VANISH_MAX	1000	/* the set fits in a page */
 
 struct mc_vanish {
-	u32 nr;
+	u32 nr, cap;
 	bool overflow;			/* more than MC_VANISH_MAX were added */
-	u32 hash[MC_VANISH_MAX];
+	u32 hash[];
 };
 
 /* A cached symlink target (cache.c). */
@@ -796,6 +796,7 @@ void mc_dir_changed(struct inode *dir);
 u32 mc_dir_gen(struct inode *dir);
 bool mc_dirsnap_install(struct inode *dir, struct mc_dirsnap *snap, u32 gen);
 void mc_vanish_add(struct inode *dir, const struct qstr *name);
+void mc_vanish_forget(struct inode *dir, const struct qstr *name);
 bool mc_vanish_settled(struct inode *dir, struct mc_dirsnap *snap, u32 gen);
 struct mc_dirsnap *mc_dirsnap_get(struct dentry *dentry);
 bool mc_dirsnap_peek(struct dentry *dentry, bool *expired);
