@@ -737,17 +737,6 @@ static int mc_unlink_silly(struct dentry *dentry, struct dentry *lower)
 }
 
 /*
- * After a successful lower unlink of @child.  The VFS then makes @dentry
- * negative if nobody else uses it, or unhashes it.
- *  - Silly-renamed (still positive, called .nfsXXXX), or we worked on a
- *    re-looked-up lower dentry of an attached upper one: do not let our
- *    dentry become a negative one over its old lower dentry: drop it.
- *  - A detached upper dentry that nobody else uses becomes a negative
- *    entry, detached.
- *  - Otherwise it becomes a negative entry, if nobody else uses it, and
- *    lets go of its lower dentry (namei.c: a negative entry holds none).
- */
-/*
  * After a lower unlink, rmdir or rename over @lower: the names of @dir that
  * stay listed until the object's last close, without a call through us
  * (struct mc_vanish): @name if @busy (SMB lists a removed file or
@@ -768,6 +757,17 @@ static void mc_vanish_note(struct inode *dir, const struct qstr *name,
 	}
 }
 
+/*
+ * After a successful lower unlink of @child.  The VFS then makes @dentry
+ * negative if nobody else uses it, or unhashes it.
+ *  - Silly-renamed (still positive, called .nfsXXXX), or we worked on a
+ *    re-looked-up lower dentry of an attached upper one: do not let our
+ *    dentry become a negative one over its old lower dentry: drop it.
+ *  - A detached upper dentry that nobody else uses becomes a negative
+ *    entry, detached.
+ *  - Otherwise it becomes a negative entry, if nobody else uses it, and
+ *    lets go of its lower dentry (namei.c: a negative entry holds none).
+ */
 static void mc_unlink_done(struct dentry *dentry, struct mc_child *child)
 {
 	bool alone = d_count(dentry) == 1;
@@ -846,9 +846,9 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 	if (!err) {
 		mc_vanish_note(dir, &dentry->d_name, held, child.lower);
 		mc_unlink_done(dentry, &child);
-	}
-	else
+	} else {
 		mc_entry_clear(dentry);	/* the lower may have removed it */
+	}
 	mc_attr_invalidate(d_inode(dentry));
 	mc_dir_changed(dir);
 	mc_copy_attr(d_inode(dentry));
