@@ -18,6 +18,10 @@
 #                      (Documentation/benchmark.md); QUICK=1: tiny sizes,
 #                      one run, a few minutes; RTT=2ms: added round-trip
 #                      delay between clients and servers (netem)
+#   make pairbench     first-touch operations and the create/unlink loop,
+#                      metacache against its lower in interleaved pairs, with
+#                      the lower clients' round trips counted (one boot,
+#                      tests/bench/README.md); QUICK=1: tiny, a few minutes
 #   make clean
 #
 # Installing and packaging (Documentation/install.md):
@@ -89,13 +93,19 @@ bench: all
 		$(if $(QUICK),$(BENCH_QUICK_ENV)) $(BENCH_ENV) tests/bench/bench_job.sh
 	tests/bench/publish.sh build/vm/bench-latest $(BENCH_RESULTS)
 
+PAIR_QUICK_ENV := --env MC_BENCH_FILES_NFS=20 --env MC_BENCH_FILES_CIFS=20 \
+	--env MC_BENCH_RUNS=1 --env MC_BENCH_RTTS=none
+pairbench: all
+	tests/vm/run --name pair-bench --timeout 2400 --no-slub-debug \
+		$(if $(QUICK),$(PAIR_QUICK_ENV)) $(BENCH_ENV) tests/bench/pair_bench.sh
+
 clean:
 	$(MAKE) -C kmod KDIR=$(KDIR) clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests clean
 	rm -rf build
 
-.PHONY: all preflight module tools tests check check-debug debug-kernel deps bench clean
+.PHONY: all preflight module tools tests check check-debug debug-kernel deps bench pairbench clean
 
 # ---------------------------------------------------------------------------
 # Installing and packaging.  The one source of the version is

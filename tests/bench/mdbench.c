@@ -220,20 +220,6 @@ static const char *cold_used = "none";
 static char fsname[32];
 static char *wbuf;
 
-/* snprintf() without -Wformat-truncation's opinion on long paths. */
-static int snp(char *dst, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int snp(char *dst, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vsnprintf(dst, n, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
 {
@@ -256,7 +242,7 @@ static inline uint64_t now_ns(void)
 
 static void fname(char *buf, size_t len, char kind, long i)
 {
-	snp(buf, len, "%s/%c%07ld", files_dir, kind, i);
+	mcs_snp(buf, len, "%s/%c%07ld", files_dir, kind, i);
 }
 
 static void phase_begin(int p, uint64_t *t0, struct mcs *s0)
@@ -550,7 +536,7 @@ static void ph_cycle(void)
 
 	phase_begin(PH_CYCLE, &t0, &s0);
 	for (i = 0; i < opt.cycles && !error[0]; i++) {
-		snp(path, sizeof(path), "%s/c%07ld", cycle_dir, i);
+		mcs_snp(path, sizeof(path), "%s/c%07ld", cycle_dir, i);
 		t = now_ns();
 		if (create_file(path, (size_t)opt.size))
 			break;
@@ -596,7 +582,7 @@ static int setup_dirs(void)
 	size_t off;
 
 	for (;;) {
-		snp(work, sizeof(work), "%s/mdbench.%d.%u", opt.target, (int)getpid(), seq++);
+		mcs_snp(work, sizeof(work), "%s/mdbench.%d.%u", opt.target, (int)getpid(), seq++);
 		if (!mkdir(work, 0755))
 			break;
 		if (errno != EEXIST) {
@@ -604,22 +590,22 @@ static int setup_dirs(void)
 			return -1;
 		}
 	}
-	snp(files_dir, sizeof(files_dir), "%s/files", work);
-	snp(walk_dir, sizeof(walk_dir), "%s/walk", work);
-	snp(cycle_dir, sizeof(cycle_dir), "%s/cycle", work);
+	mcs_snp(files_dir, sizeof(files_dir), "%s/files", work);
+	mcs_snp(walk_dir, sizeof(walk_dir), "%s/walk", work);
+	mcs_snp(cycle_dir, sizeof(cycle_dir), "%s/cycle", work);
 	if (mkdir(files_dir, 0755) || mkdir(walk_dir, 0755) || mkdir(cycle_dir, 0755)) {
 		fail("mkdir in %s: %s", work, strerror(errno));
 		return -1;
 	}
-	off = (size_t)snp(p, sizeof(p), "%s", walk_dir);
+	off = (size_t)mcs_snp(p, sizeof(p), "%s", walk_dir);
 	for (d = 1; d <= opt.depth; d++) {
-		off += (size_t)snp(p + off, sizeof(p) - off, "/d%02ld", d);
+		off += (size_t)mcs_snp(p + off, sizeof(p) - off, "/d%02ld", d);
 		if (mkdir(p, 0755)) {
 			fail("mkdir %s: %s", p, strerror(errno));
 			return -1;
 		}
 	}
-	snp(leaf, sizeof(leaf), "%s/leaf", p);
+	mcs_snp(leaf, sizeof(leaf), "%s/leaf", p);
 	return create_file(leaf, 0);
 }
 
@@ -632,7 +618,7 @@ static void cleanup(void)
 		return;
 	if (leaf[0])
 		unlink(leaf);
-	snp(p, sizeof(p), "%s", leaf);
+	mcs_snp(p, sizeof(p), "%s", leaf);
 	for (d = opt.depth; d >= 1; d--) {
 		char *slash = strrchr(p, '/');
 
@@ -649,7 +635,7 @@ static void cleanup(void)
 		while (dir && (de = readdir(dir))) {
 			if (de->d_name[0] == '.')
 				continue;
-			snp(p, sizeof(p), "%s/%s", cycle_dir, de->d_name);
+			mcs_snp(p, sizeof(p), "%s/%s", cycle_dir, de->d_name);
 			unlink(p);
 		}
 		if (dir)
@@ -658,7 +644,7 @@ static void cleanup(void)
 		while (dir && (de = readdir(dir))) {
 			if (de->d_name[0] == '.')
 				continue;
-			snp(p, sizeof(p), "%s/%s", files_dir, de->d_name);
+			mcs_snp(p, sizeof(p), "%s/%s", files_dir, de->d_name);
 			unlink(p);
 		}
 		if (dir)
@@ -690,7 +676,7 @@ static const char *fs_name(const char *path)
 	case 0x65735546UL: return "fuse";
 	case 0x01021997UL: return "9p";
 	}
-	snp(fsname, sizeof(fsname), "0x%lx", (unsigned long)sf.f_type);
+	mcs_snp(fsname, sizeof(fsname), "0x%lx", (unsigned long)sf.f_type);
 	return fsname;
 }
 
@@ -814,7 +800,7 @@ static void print_tap(double total)
 		if (!p->ran)
 			continue;
 		if (have_mm && p->have_mcs)
-			snp(lower, sizeof(lower), "  %8.2f",
+			mcs_snp(lower, sizeof(lower), "  %8.2f",
 				 p->h.n ? (double)mcs_calls(&p->d, MCS_ALL) / (double)p->h.n : 0.0);
 		printf("# %-10s %7" PRIu64 " %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f%s\n",
 		       ph_names[i], p->h.n, ops_per_s(p), us((double)p->h.min), us(mean_ns(p)),
@@ -905,7 +891,7 @@ static unsigned int parse_ops(const char *list)
 	unsigned int g = 0;
 	size_t i;
 
-	snp(buf, sizeof(buf), "%s", list);
+	mcs_snp(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 			if (!strcmp(tok, t[i].n))

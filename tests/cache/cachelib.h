@@ -77,17 +77,7 @@ static inline int cl_fs(const char *name)
 }
 
 /* snprintf() without -Wformat-truncation's opinion on long test paths. */
-static inline __attribute__((format(printf, 3, 4)))
-int cl_snp(char *dst, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vsnprintf(dst, n, fmt, ap);
-	va_end(ap);
-	return r;
-}
+#define cl_snp mcs_snp
 
 /* Loads cl; 1 = ready, 0 = skip (why set), -1 = fail (why set). */
 static inline int cl_env_load(char *why, size_t n)

@@ -387,3 +387,14 @@ int mcs_is_metacache(const char *path)
 		return -errno;
 	return (unsigned long)sf.f_type == MCS_SUPER_MAGIC;
 }
+
+int mcs_snp(char *dst, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(dst, n, fmt, ap);
+	va_end(ap);
+	return r;
+}

@@ -104,4 +104,11 @@ const char *mcs_fmt_caches(const struct mcs *d, char *buf, size_t len);
 /* Is PATH on a metacache mount (statfs magic)? 1, 0, or -errno. */
 int mcs_is_metacache(const char *path);
 
+/*
+ * snprintf() without -Wformat-truncation's opinion on long paths: the
+ * callers check the result themselves where truncation matters.
+ */
+int mcs_snp(char *dst, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif /* MCSTATS_H */
