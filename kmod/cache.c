@@ -1356,6 +1356,52 @@ int mc_attr_fill(struct dentry *dentry, const struct path *lower_path,
 	return 0;
 }
 
+/*
+ * Are the lower's cached attributes of @lower (a dentry the lower dcache
+ * has) as good as a getattr's, without a round trip?  A local file system
+ * (no d_revalidate): always.  NFS: while its attribute cache is valid (the
+ * LOOKUP or READDIRPLUS that gave the dentry refreshed it).  Others (cifs):
+ * no way to tell, so no.
+ */
+static bool mc_lower_attrs_current(struct dentry *lower)
+{
+	struct inode *inode = d_inode(lower);
+
+	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
+		return true;
+	if (inode->i_sb->s_magic == NFS_SUPER_MAGIC) {
+		struct nfs_inode *nfsi = NFS_I(inode);
+		unsigned long since = READ_ONCE(nfsi->read_cache_jiffies);
+
+		return !(READ_ONCE(nfsi->cache_validity) &
+			 (NFS_INO_INVALID_ATTR | NFS_INO_INVALID_BLOCKS)) &&
+		       time_in_range_open(jiffies, since,
+					  since + READ_ONCE(nfsi->attrtimeo));
+	}
+	return false;
+}
+
+/**
+ * mc_attr_prime_current() - cache the attributes the lower has at hand
+ * @dentry: a positive upper dentry, just looked up or listed
+ * @lower: its lower dentry, positive, referenced by the caller
+ *
+ * After a lookup or a listing the lower client often holds attributes as
+ * fresh as a getattr's (mc_lower_attrs_current()): NFS's LOOKUP and
+ * READDIRPLUS return them.  Caching them now, with no round trip
+ * (AT_STATX_DONT_SYNC), spares the stat(2) that usually follows the whole
+ * miss path: finding the lower dentry again and asking the lower.  Their
+ * attr_ttl starts now, as a getattr's would.  Errors are ignored.
+ */
+void mc_attr_prime_current(struct dentry *dentry, struct dentry *lower)
+{
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
+	struct path path = { .mnt = sbi->lower_path.mnt, .dentry = lower };
+
+	if (mc_ttl(sbi, dentry, MC_CACHE_ATTR) && mc_lower_attrs_current(lower))
+		mc_attr_fill(dentry, &path, AT_STATX_DONT_SYNC);
+}
+
 /**
  * mc_attr_prime_new() - cache the attributes of an object just created
  * @dentry: the upper dentry, just instantiated (or left negative)

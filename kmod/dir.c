@@ -41,9 +41,7 @@
 #define pr_fmt(fmt) "metacache: " fmt
 
 #include <linux/fs.h>
-#include <linux/magic.h>
 #include <linux/namei.h>
-#include <linux/nfs_fs.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -206,42 +204,6 @@ static struct mc_dirsnap *mc_dirsnap_read(struct mc_sb_info *sbi,
 /* Priming */
 
 /*
- * Are the lower's cached attributes of @lower (a dentry the lower dcache
- * has) as good as a getattr's, without a round trip?  A local file system
- * (no d_revalidate): always.  NFS: while its attribute cache is valid (the
- * readdirplus that listed the entry refreshed it).  Others (cifs): no way
- * to tell, so no.
- */
-static bool mc_lower_attrs_current(struct dentry *lower)
-{
-	struct inode *inode = d_inode(lower);
-
-	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
-		return true;
-	if (inode->i_sb->s_magic == NFS_SUPER_MAGIC) {
-		struct nfs_inode *nfsi = NFS_I(inode);
-		unsigned long since = READ_ONCE(nfsi->read_cache_jiffies);
-
-		return !(READ_ONCE(nfsi->cache_validity) &
-			 (NFS_INO_INVALID_ATTR | NFS_INO_INVALID_BLOCKS)) &&
-		       time_in_range_open(jiffies, since,
-					  since + READ_ONCE(nfsi->attrtimeo));
-	}
-	return false;
-}
-
-/* Cache the attributes of @dentry from @lower's, if current (see above). */
-static void mc_dir_prime_attr(struct mc_sb_info *sbi, struct dentry *dentry,
-			      struct dentry *lower)
-{
-	struct path path = { .mnt = sbi->lower_path.mnt, .dentry = lower };
-
-	/* AT_STATX_DONT_SYNC: never a round trip, whatever happened since. */
-	if (mc_ttl(sbi, dentry, MC_CACHE_ATTR) && mc_lower_attrs_current(lower))
-		mc_attr_fill(dentry, &path, AT_STATX_DONT_SYNC);
-}
-
-/*
  * Prime one entry of a fresh listing of @dir: see mc_dir_prime().
  */
 static void mc_dir_prime_one(struct mc_sb_info *sbi, struct dentry *dir,
@@ -278,7 +240,7 @@ static void mc_dir_prime_one(struct mc_sb_info *sbi, struct dentry *dir,
 			goto out_lower;
 		}
 		mc_entry_set(dentry, MC_DS_POS);
-		mc_dir_prime_attr(sbi, dentry, lower);
+		mc_attr_prime_current(dentry, lower);
 		goto out_lower;
 	}
 
@@ -312,7 +274,7 @@ static void mc_dir_prime_one(struct mc_sb_info *sbi, struct dentry *dir,
 			dentry = alias;
 		}
 		mc_entry_set(dentry, MC_DS_POS);
-		mc_dir_prime_attr(sbi, dentry, lower);
+		mc_attr_prime_current(dentry, lower);
 		goto out_lower;
 out_done:
 		d_lookup_done(dentry);
@@ -329,7 +291,7 @@ out:
  * cifs put them there while listing; d_lookup() calls nothing in the lower
  * file system), of the inode number and type the listing says, create or
  * refresh our dentry and inode with an entry deadline, and cache the
- * attributes if the lower's are current (mc_lower_attrs_current()).  A
+ * attributes if the lower's are current (mc_attr_prime_current()).  A
  * name we cached as missing is forgotten, as is one we cached as another
  * object.  Anything doubtful is skipped: the lookup will ask the lower.
  *

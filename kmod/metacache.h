@@ -780,6 +780,7 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 int mc_attr_fill(struct dentry *dentry, const struct path *lower_path,
 		 unsigned int sync);
 void mc_attr_prime_new(struct dentry *dentry, const struct path *lower_path);
+void mc_attr_prime_current(struct dentry *dentry, struct dentry *lower);
 void mc_attr_invalidate(struct inode *inode);
 bool mc_perm_get(struct inode *inode, int mask, int *err);
 u32 mc_perm_begin(struct inode *inode);

@@ -364,22 +364,28 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 		return ERR_PTR(err);
 	}
 
-	/* From here on a kept @lower is @dentry's, freed by mc_d_release(). */
+	/*
+	 * From here on a kept @lower is @dentry's, freed by mc_d_release();
+	 * another is ours until the end (the upper inode holds the lower one).
+	 */
 	if (d_really_is_positive(lower)) {
-		/* The upper inode holds the lower inode: @lower may go. */
 		inode = mc_iget(dir->i_sb, d_inode(lower));
-		if (!keep)
-			dput(lower);
-		if (IS_ERR(inode))
-			return ERR_CAST(inode);
-	} else {
-		dput(lower);
+		if (IS_ERR(inode)) {
+			ret = ERR_CAST(inode);
+			goto out;
+		}
 	}
 	ret = d_splice_alias(inode, dentry);
 	if (!IS_ERR(ret)) {
 		mc_count_miss(sbi, inode ? MC_CACHE_ENTRY : MC_CACHE_NEG);
 		mc_entry_set(ret ?: dentry, inode ? MC_DS_POS : MC_DS_NEG);
+		/* The stat(2) that usually follows needs nothing more. */
+		if (inode)
+			mc_attr_prime_current(ret ?: dentry, lower);
 	}
+out:
+	if (!keep)
+		dput(lower);
 	return ret;
 }
 
