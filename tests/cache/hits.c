@@ -12,6 +12,11 @@
  *    no lower call but the directory's own open/release;
  *  - a file made directly on the lower is a miss (lower calls) the first
  *    time, then a hit: the counters do move;
+ *  - the first stat() of a file no cache holds (flushed, and the kernel's
+ *    dentries and inodes dropped) makes a lower lookup, and on tmpfs and
+ *    nfs is an attr hit: the lookup cached the attributes the lower client
+ *    had just received, and they are the lower's (cifs gives no way to
+ *    tell its attributes are current: not checked there);
  *  - a file and a directory just created through the stack are hits at
  *    their first stat, with the lower's attributes; a file opened for
  *    writing and closed unwritten stays a hit; one written through is
@@ -256,6 +261,68 @@ CL_TEST(miss_then_hit)
 	mct_diag("second stat: lower calls: %s", cl_calls(&d));
 	MCT_EXPECT(mcs_calls(&d, MCS_META) == 0, "the second stat made lower calls: %s",
 		   cl_calls(&d));
+}
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	sync();
+	if (write(fd, "2", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+CL_TEST(cold_lookup_caches_attrs)
+{
+	struct stat su, sl;
+	struct mcs s0, d;
+	int r;
+
+	CL_TTLS(3600);
+	r = cl_writefile(LO("cold"), 123, 'c', 0640);
+	MCT_ASSERT(r == 0, "create %s: %s", LO("cold"), strerror(-r));
+	cl_settle();
+	CL_FLUSH();
+	r = drop_caches();
+	if (r)
+		MCT_SKIP("cannot drop the kernel's dentries and inodes: %s",
+			 strerror(-r));
+
+	CL_SNAP(&s0);
+	MCT_ASSERT(lstat(UP("cold"), &su) == 0, "lstat %s: %s", UP("cold"),
+		   strerror(errno));
+	CL_SINCE(&d, &s0);
+	mct_diag("cold stat: lower calls: %s", cl_calls(&d));
+	MCT_EXPECT(d.op[MCS_LOOKUP].calls >= 1,
+		   "a cold stat made no lower lookup: %s", cl_calls(&d));
+	/*
+	 * The lookup takes the attributes with a lower getattr that asks no
+	 * server (AT_STATX_DONT_SYNC), counted as a lower call like any: what
+	 * shows it is that the stat(2) itself is an attr hit, not a miss.
+	 */
+	if (cl_fs("cifs"))
+		mct_diag("cifs: attributes not taken at lookup (attr misses +%" PRIu64 ")",
+			 d.cache[MCS_ATTR].misses);
+	else
+		MCT_EXPECT(d.cache[MCS_ATTR].misses == 0 && d.cache[MCS_ATTR].hits >= 1,
+			   "a cold stat was %" PRIu64 " attr misses, %" PRIu64 " hits: the lookup did not cache the attributes (%s)",
+			   d.cache[MCS_ATTR].misses, d.cache[MCS_ATTR].hits, cl_calls(&d));
+	MCT_ASSERT(lstat(LO("cold"), &sl) == 0, "lstat %s: %s", LO("cold"),
+		   strerror(errno));
+	MCT_EXPECT(su.st_ino == sl.st_ino && su.st_mode == sl.st_mode &&
+		   su.st_size == sl.st_size && su.st_nlink == sl.st_nlink &&
+		   su.st_mtim.tv_sec == sl.st_mtim.tv_sec &&
+		   su.st_mtim.tv_nsec == sl.st_mtim.tv_nsec,
+		   "cold stat: stack ino %ju mode %o size %jd mtime %jd.%09ld; lower ino %ju mode %o size %jd mtime %jd.%09ld",
+		   (uintmax_t)su.st_ino, su.st_mode, (intmax_t)su.st_size,
+		   (intmax_t)su.st_mtim.tv_sec, su.st_mtim.tv_nsec,
+		   (uintmax_t)sl.st_ino, sl.st_mode, (intmax_t)sl.st_size,
+		   (intmax_t)sl.st_mtim.tv_sec, sl.st_mtim.tv_nsec);
 }
 
 /* The attributes both stat(2)s report, as a string for a diagnostic. */
