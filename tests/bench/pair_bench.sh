@@ -16,11 +16,18 @@
 # (build/vm/pair-bench-*/): pair-bench.txt (the tables) and
 # pair-bench.tsv (pairbench --tsv, label "<lower>/<rtt>").
 #
+# For reference, each lower is also measured through overlayfs with the
+# lower as its only real layer (read-only: lowerdir=LOWER:EMPTY), labelled
+# "<lower>/<rtt>/overlayfs": what stacking alone costs, a VFS layer with
+# no cache of its own over the same client (the cold phases: stat, neg,
+# ls).
+#
 # Environment (tests/vm/run --env VAR=VALUE):
 #   MC_BENCH_FILES_NFS, MC_BENCH_FILES_CIFS   files (1000, 300)
 #   MC_BENCH_RUNS      timed rounds per pairbench (3)
 #   MC_BENCH_RTTS      delays, space-separated ("none 2ms")
 #   MC_BENCH_LOWERS    "nfs cifs"
+#   MC_BENCH_FLOOR     "overlayfs" (the reference above) or "" (none)
 set -u
 . tests/vm/guest-lib.sh
 
@@ -29,6 +36,7 @@ files_cifs=${MC_BENCH_FILES_CIFS:-300}
 runs=${MC_BENCH_RUNS:-3}
 rtts=${MC_BENCH_RTTS:-none 2ms}
 lowers=${MC_BENCH_LOWERS:-nfs cifs}
+floor=${MC_BENCH_FLOOR-overlayfs}
 out=${MC_RESULTS:-/tmp}
 bench=$PWD/tests/bench/pairbench
 ko=$PWD/kmod/metacache.ko
@@ -45,7 +53,22 @@ for fs in $lowers; do
 	mount -t metacache "$(mc_lower "$fs")" "$MC/upper/$fs" ||
 		fail "mount metacache on $fs"
 done
-grep metacache /proc/mounts
+mkdir -p "$MC/floor-empty"
+ovl=
+if [ "$floor" = overlayfs ]; then
+	for fs in $lowers; do
+		mkdir -p "$MC/floor/$fs"
+		if mount -t overlay -o "lowerdir=$(mc_lower "$fs"):$MC/floor-empty" \
+			overlay "$MC/floor/$fs"; then
+			ovl="$ovl $fs"
+		else
+			echo "pair-bench: SKIP the overlayfs reference on $fs: mount failed"
+		fi
+	done
+elif [ -n "$floor" ]; then
+	fail "MC_BENCH_FLOOR=$floor: want overlayfs or nothing"
+fi
+grep "metacache\|overlay" /proc/mounts
 : > "$out/pair-bench.tsv"
 for rtt in $rtts; do
 	if [ "$rtt" = none ]; then mc_rtt 0; else mc_rtt "$rtt" || fail "RTT $rtt"; fi
@@ -56,12 +79,21 @@ for rtt in $rtts; do
 			--files "$n" --rounds "$runs" --tsv "$out/pair-bench.tsv" \
 			--label "$fs/$rtt" > /tmp/pair-bench.out || rc=1
 		cat /tmp/pair-bench.out | tee -a "$out/pair-bench.txt"
+		case " $ovl " in *" $fs "*)
+			"$bench" --lower "$(mc_lower "$fs")" --other-stack \
+				--stack "$MC/floor/$fs" --ops stat,neg,ls \
+				--files "$n" --rounds "$runs" \
+				--tsv "$out/pair-bench.tsv" \
+				--label "$fs/$rtt/overlayfs" > /tmp/pair-bench.out || rc=1
+			cat /tmp/pair-bench.out | tee -a "$out/pair-bench.txt"
+		esac
 		echo "pair-bench: $fs rtt $rtt: $(echo "$(mc_uptime) $t0" |
 			awk '{ printf "%.0f", $1 - $2 }') s"
 	done
 done
 mc_rtt 0
 for fs in $lowers; do umount "$MC/upper/$fs" || rc=1; done
+for fs in $ovl; do umount "$MC/floor/$fs" || rc=1; done
 rmmod metacache || rc=1
 mc_collect
 [ $rc -eq 0 ] && echo "ok 1 pair-bench" || echo "not ok 1 pair-bench"

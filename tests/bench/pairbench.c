@@ -6,6 +6,7 @@
  * usage: pairbench --lower DIR --stack DIR [--files N] [--per-dir M]
  *                  [--rounds R] [--cycles C] [--size BYTES] [--ops LIST]
  *                  [--cold-wait MS] [--no-count] [--tsv FILE] [--label TEXT]
+ *                  [--other-stack]
  *
  * --stack is a metacache mount of --lower's file system, so that
  * STACK/x and LOWER/x are the same file (checked).  mdbench (mdbench.c)
@@ -28,6 +29,11 @@
  *           the files are spread over directories of --per-dir
  *           (N / 10: ten pairs a round)
  *   cycle   create + write BYTES + close + unlink of a new file
+ *
+ * --other-stack: STACK is another stacked file system over LOWER, not
+ * metacache (overlayfs with LOWER as its only, read-only layer): what
+ * stacking alone costs, for reference.  Cold is then drop_caches alone;
+ * the cycle phase needs a writable stack.
  *
  * Cold: metacache's debugfs flush (tests/cache/mcstats.c), --cold-wait
  * milliseconds (1500, for cifs's deferred close), then drop_caches (2)
@@ -84,6 +90,7 @@ static struct {
 	long files, per_dir, rounds, cycles, size, cold_wait_ms;
 	unsigned int ops;
 	int count;
+	int other;	/* --other-stack: not metacache (no flush) */
 } opt = {
 	.files = 1000, .per_dir = -1, .rounds = 3, .cycles = -1, .size = 4096,
 	.cold_wait_ms = 1500, .ops = (1u << P_NR) - 1, .count = 1, .label = "",
@@ -259,7 +266,7 @@ static void cold(void)
 	};
 	int fd, ok;
 
-	if (mcs_flush(&mm))
+	if (!opt.other && mcs_flush(&mm))
 		die("metacache flush (debugfs) failed");
 	nanosleep(&ts, NULL);
 	sync();
@@ -293,16 +300,30 @@ static void setup(void)
 	long d, i;
 	int s;
 
-	if (statfs(opt.stack, &sf) || (unsigned long)sf.f_type != MCS_SUPER_MAGIC)
-		die("--stack %s is not a metacache mount", opt.stack);
-	if (mcs_open(&mm, opt.stack, why, sizeof(why)))
+	if (statfs(opt.stack, &sf))
+		die("--stack %s: %s", opt.stack, strerror(errno));
+	if (opt.other) {
+		struct statfs lf;
+
+		if (statfs(opt.lower, &lf))
+			die("--lower %s: %s", opt.lower, strerror(errno));
+		if (sf.f_type == lf.f_type)
+			die("--other-stack: --stack %s is the lower's file system type, not a stacked one",
+			    opt.stack);
+	} else if ((unsigned long)sf.f_type != MCS_SUPER_MAGIC) {
+		die("--stack %s is not a metacache mount (--other-stack for another stacked file system)",
+		    opt.stack);
+	} else if (mcs_open(&mm, opt.stack, why, sizeof(why))) {
 		die("metacache debugfs for %s: %s", opt.stack, why);
+	}
 	mcs_snp(wl, sizeof(wl), "%s/pairbench.%d", opt.lower, (int)getpid());
 	mcs_snp(ws, sizeof(ws), "%s/pairbench.%d", opt.stack, (int)getpid());
 	if (mkdir(wl, 0755))
 		die("mkdir %s: %s", wl, strerror(errno));
-	if (stat(ws, &b) || stat(wl, &a) || !S_ISDIR(b.st_mode) || a.st_ino != b.st_ino)
-		die("%s is not %s through the stack: --stack must be a metacache mount of --lower",
+	/* Another stacked file system may number its inodes its own way. */
+	if (stat(ws, &b) || stat(wl, &a) || !S_ISDIR(b.st_mode) ||
+	    (!opt.other && a.st_ino != b.st_ino))
+		die("%s is not %s through the stack: --stack must be a stacked mount of --lower",
 		    ws, wl);
 	ndirs = (opt.files + opt.per_dir - 1) / opt.per_dir;
 	for (s = 0; s < 2; s++) {
@@ -580,7 +601,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pairbench --lower DIR --stack DIR [--files N] [--per-dir M]\n"
 		   "                 [--rounds R] [--cycles C] [--size BYTES] [--ops LIST]\n"
 		   "                 [--cold-wait MS] [--no-count] [--tsv FILE] [--label TEXT]\n"
-		   "  LIST: comma-separated stat,neg,ls,cycle (default: all)\n");
+		   "                 [--other-stack]\n"
+		   "  LIST: comma-separated stat,neg,ls,cycle (default: all)\n"
+		   "  --other-stack: STACK is another stacked file system over LOWER\n"
+		   "                 (overlayfs, say: the cost of stacking alone)\n");
 }
 
 static double med3(double *v, int n)
@@ -609,6 +633,7 @@ int main(int argc, char **argv)
 		{ "size", 1, 0, 'z' }, { "ops", 1, 0, 'o' },
 		{ "cold-wait", 1, 0, 'w' }, { "no-count", 0, 0, 'N' },
 		{ "tsv", 1, 0, 't' }, { "label", 1, 0, 'L' },
+		{ "other-stack", 0, 0, 'O' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	FILE *tsv = NULL;
@@ -626,6 +651,7 @@ int main(int argc, char **argv)
 		case 'z': opt.size = num(optarg, "size", 0, 1 << 24); break;
 		case 'w': opt.cold_wait_ms = num(optarg, "cold-wait", 0, 60000); break;
 		case 'N': opt.count = 0; break;
+		case 'O': opt.other = 1; break;
 		case 't': opt.tsv = optarg; break;
 		case 'L': opt.label = optarg; break;
 		case 'o': {
