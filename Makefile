@@ -20,7 +20,8 @@
 #                      delay between clients and servers (netem)
 #   make pairbench     first-touch operations and the create/unlink loop,
 #                      metacache against its lower in interleaved pairs, with
-#                      the lower clients' round trips counted (one boot,
+#                      the lower clients' round trips counted, and overlayfs
+#                      over the same lower for reference (one boot,
 #                      tests/bench/README.md); QUICK=1: tiny, a few minutes
 #   make clean
 #
