@@ -258,26 +258,38 @@ static uint64_t ctr_sum(const struct ctr *c)
 /* ------------------------------------------------------------------ */
 /* set-up */
 
+/*
+ * Drop the dentry and inode caches, twice: stacked dentries pin their
+ * lower ones.  Return: 0, or the errno (EACCES: not root).
+ */
+static int drop_dentries(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, "2\n", 2) != 2 || write(fd, "2\n", 2) != 2)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 static void cold(void)
 {
 	struct timespec ts = {
 		.tv_sec = opt.cold_wait_ms / 1000,
 		.tv_nsec = opt.cold_wait_ms % 1000 * 1000000L,
 	};
-	int fd, ok;
+	int err;
 
 	if (!opt.other && mcs_flush(&mm))
 		die("metacache flush (debugfs) failed");
 	nanosleep(&ts, NULL);
 	sync();
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("/proc/sys/vm/drop_caches: %s (needs root)", strerror(errno));
-	/* twice: stacked dentries pin their lower ones */
-	ok = write(fd, "2\n", 2) == 2 && write(fd, "2\n", 2) == 2;
-	close(fd);
-	if (!ok)
-		die("drop_caches: %s", strerror(errno));
+	err = drop_dentries();
+	if (err)
+		die("/proc/sys/vm/drop_caches: %s (needs root)", strerror(err));
 }
 
 static void make_file(const char *p)
@@ -373,15 +385,8 @@ static void cleanup(void)
 	 * silly-rename them, and their REMOVEs would come later, in some
 	 * other run's counting round.  Let it drop them first.
 	 */
-	if (wl[0] && opt.other) {
-		int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			if (write(fd, "2\n", 2) != 2 || write(fd, "2\n", 2) != 2)
-				fprintf(stderr, "pairbench: drop_caches: %s\n", strerror(errno));
-			close(fd);
-		}
-	}
+	if (wl[0] && opt.other && drop_dentries())
+		fprintf(stderr, "pairbench: drop_caches failed before the clean-up\n");
 	if (wl[0]) {
 		rm_tree(wl);
 		wl[0] = 0;
