@@ -49,6 +49,11 @@
  * counts mean the stack costs the same round trips, and what remains of
  * its cost is its own CPU time, which a real network's latency dwarfs.
  *
+ * The cycle phase is also timed per system call: under its line the table
+ * has one for each of open, write, close and unlink (phases "cycle.open"
+ * and so on in the TSV), to show where a difference between the sides
+ * comes from.
+ *
  * Output: a "# " table, then TAP "ok 1 pairbench" (or "not ok 1 pairbench
  * # reason", exit 1).  --tsv FILE appends one line per round and phase:
  * label, phase, round, ops, lower_p50_us, stack_p50_us, ratio_p50,
@@ -102,10 +107,25 @@ static char *wbuf;
 static long ndirs;
 static uint64_t *samp[2];		/* [side][op] ns of the current phase */
 static double res[P_NR][MAX_ROUNDS][4];	/* p50 lower, p50 stack, mean l, s */
+
+/* The cycle's system calls, timed one by one. */
+enum { S_OPEN, S_WRITE, S_CLOSE, S_UNLINK, S_NR };
+static const char *const s_names[S_NR] = {
+	"cycle.open", "cycle.write", "cycle.close", "cycle.unlink",
+};
+static const char *const s_what[S_NR] = {
+	"  of which open(O_CREAT|O_EXCL)",
+	"  of which write",
+	"  of which close",
+	"  of which unlink",
+};
+static uint64_t *ssamp[2][S_NR];	/* [side][call][op] ns, cycle phase */
+static double sres[S_NR][MAX_ROUNDS][4];	/* as res[] */
 static int ran[P_NR];
 static double rt[P_NR][2];		/* round trips per op, per side */
 static int have_rt[P_NR];
 static char rt_diff[P_NR][512];
+static FILE *tsv;			/* --tsv */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -463,23 +483,29 @@ static long cycle_round;
 static uint64_t op_cycle(int side, long i)
 {
 	char p[PATH_MAX + 64], rel[64];
-	uint64_t t;
-	int fd;
+	uint64_t t[S_NR + 1];
+	int fd, k;
 
 	mcs_snp(rel, sizeof(rel), "c%02ld_%%06ld", cycle_round);
 	path(p, sizeof(p), side, "d%03ld/", 0, 0);
 	mcs_snp(p + strlen(p), sizeof(p) - strlen(p), rel, i);
-	t = now_ns();
+	t[0] = now_ns();
 	fd = open(p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die("create %s: %s", p, strerror(errno));
+	t[1] = now_ns();
 	if (write(fd, wbuf, (size_t)opt.size) != opt.size)
 		die("write %s: %s", p, strerror(errno));
+	t[2] = now_ns();
 	if (close(fd))
 		die("close %s: %s", p, strerror(errno));
+	t[3] = now_ns();
 	if (unlink(p))
 		die("unlink %s: %s", p, strerror(errno));
-	return now_ns() - t;
+	t[4] = now_ns();
+	for (k = 0; k < S_NR; k++)
+		ssamp[side][k][i] = t[k + 1] - t[k];
+	return t[S_NR] - t[0];
 }
 
 /* ------------------------------------------------------------------ */
@@ -566,6 +592,13 @@ static void phase_pairs(int ph, long r)
 	o[0] = median_us(samp[0], n);
 	o[1] = median_us(samp[1], n);
 	ran[ph] = 1;
+	for (i = 0; ph == P_CYCLE && i < S_NR; i++) {
+		o = sres[i][r];
+		o[2] = mean_us(ssamp[0][i], n);
+		o[3] = mean_us(ssamp[1][i], n);
+		o[0] = median_us(ssamp[0][i], n);
+		o[1] = median_us(ssamp[1][i], n);
+	}
 }
 
 /* The counting round: each side alone, the clients' counters around it. */
@@ -644,6 +677,36 @@ static double med3(double *v, int n)
 	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
+/*
+ * One line of the table, and the TSV lines of its rounds: @r holds, per
+ * round, what phase_pairs() stores in res[].
+ */
+static void report(const char *name, const char *what, double (*r)[4], long n,
+		   const char *rts)
+{
+	double rp[MAX_ROUNDS], l[MAX_ROUNDS], s[MAX_ROUNDS];
+	char rounds[512] = "";
+	size_t len = 0;
+	long i;
+
+	for (i = 0; i < opt.rounds; i++) {
+		double *o = r[i];
+
+		l[i] = o[0];
+		s[i] = o[1];
+		rp[i] = o[0] > 0 ? o[1] / o[0] : 0;
+		len += (size_t)mcs_snp(rounds + len, sizeof(rounds) - len, "%s%.2f;%.2f",
+				   i ? " " : "", rp[i], o[2] > 0 ? o[3] / o[2] : 0);
+		if (tsv)
+			fprintf(tsv, "%s\t%s\t%ld\t%ld\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\n",
+				opt.label, name, i + 1, n, o[0], o[1], rp[i], o[2], o[3],
+				o[2] > 0 ? o[3] / o[2] : 0);
+	}
+	printf("# %-12s %-36s %9.1f %9.1f %6.3f  %s  %s\n", name, what,
+	       med3(l, (int)opt.rounds), med3(s, (int)opt.rounds),
+	       med3(rp, (int)opt.rounds), rounds, rts);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -656,9 +719,8 @@ int main(int argc, char **argv)
 		{ "other-stack", 0, 0, 'O' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
-	FILE *tsv = NULL;
-	int c, ph;
-	long r;
+	int c, ph, k;
+	long r, nsamp;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -705,9 +767,18 @@ int main(int argc, char **argv)
 	if (opt.per_dir > opt.files)
 		opt.per_dir = opt.files;
 	wbuf = calloc(1, (size_t)opt.size + 16);
-	samp[0] = calloc((size_t)(opt.files > opt.cycles ? opt.files : opt.cycles), sizeof(uint64_t));
-	samp[1] = calloc((size_t)(opt.files > opt.cycles ? opt.files : opt.cycles), sizeof(uint64_t));
-	if (!wbuf || !samp[0] || !samp[1])
+	nsamp = opt.files > opt.cycles ? opt.files : opt.cycles;
+	for (c = 0; c < 2; c++) {
+		samp[c] = calloc((size_t)nsamp, sizeof(uint64_t));
+		if (!samp[c])
+			die("out of memory");
+		for (k = 0; k < S_NR; k++) {
+			ssamp[c][k] = calloc((size_t)opt.cycles, sizeof(uint64_t));
+			if (!ssamp[c][k])
+				die("out of memory");
+		}
+	}
+	if (!wbuf)
 		die("out of memory");
 	if (opt.tsv) {
 		tsv = fopen(opt.tsv, "a");
@@ -728,39 +799,23 @@ int main(int argc, char **argv)
 	printf("# pairbench: lower %s, stack %s, %ld files in %ld directories, %ld rounds%s%s\n",
 	       opt.lower, opt.stack, opt.files, ndirs, opt.rounds,
 	       opt.label[0] ? ", label " : "", opt.label);
-	printf("# %-6s %-36s %9s %9s %6s  %s  %s\n", "phase", "what", "lower us", "stack us",
+	printf("# %-12s %-36s %9s %9s %6s  %s  %s\n", "phase", "what", "lower us", "stack us",
 	       "ratio", "ratio per round (p50; mean)", "round trips/op lower/stack");
 	for (ph = 0; ph < P_NR; ph++) {
-		double rp[MAX_ROUNDS], l[MAX_ROUNDS], s[MAX_ROUNDS];
-		char rounds[512] = "", rts[640] = "-";
-		size_t len = 0;
+		char rts[640] = "-";
 
 		if (!ran[ph])
 			continue;
-		for (r = 0; r < opt.rounds; r++) {
-			double *o = res[ph][r];
-
-			l[r] = o[0];
-			s[r] = o[1];
-			rp[r] = o[0] > 0 ? o[1] / o[0] : 0;
-			len += (size_t)mcs_snp(rounds + len, sizeof(rounds) - len, "%s%.2f;%.2f",
-					   r ? " " : "", rp[r], o[2] > 0 ? o[3] / o[2] : 0);
-			if (tsv)
-				fprintf(tsv, "%s\t%s\t%ld\t%ld\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\n",
-					opt.label, p_names[ph], r + 1, phase_n(ph), o[0], o[1],
-					rp[r], o[2], o[3], o[2] > 0 ? o[3] / o[2] : 0);
-		}
-		if (have_rt[ph]) {
+		if (have_rt[ph])
 			mcs_snp(rts, sizeof(rts), "%.2f/%.2f%s%s", rt[ph][0], rt[ph][1],
 			    rt_diff[ph][0] ? " differ: " : " same per command",
 			    rt_diff[ph]);
-			if (tsv)
-				fprintf(tsv, "%s\t%s\trtt\t-\t-\t%.3f\t%.3f\n", opt.label,
-					p_names[ph], rt[ph][0], rt[ph][1]);
-		}
-		printf("# %-6s %-36s %9.1f %9.1f %6.3f  %s  %s\n", p_names[ph], p_what[ph],
-		       med3(l, (int)opt.rounds), med3(s, (int)opt.rounds),
-		       med3(rp, (int)opt.rounds), rounds, rts);
+		report(p_names[ph], p_what[ph], res[ph], phase_n(ph), rts);
+		if (have_rt[ph] && tsv)
+			fprintf(tsv, "%s\t%s\trtt\t-\t-\t%.3f\t%.3f\n", opt.label,
+				p_names[ph], rt[ph][0], rt[ph][1]);
+		for (k = 0; ph == P_CYCLE && k < S_NR; k++)
+			report(s_names[k], s_what[k], sres[k], phase_n(ph), "-");
 	}
 	printf("# lower/stack us: medians over the rounds of each side's median; ratio:\n"
 	       "# median over the rounds of stack p50 / lower p50 (below 1: the stack is faster)\n");
