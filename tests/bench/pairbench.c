@@ -119,7 +119,7 @@ static const char *const s_what[S_NR] = {
 	"  of which close",
 	"  of which unlink",
 };
-static uint64_t *ssamp[2][S_NR];	/* [side][call][op] ns, cycle phase */
+static uint64_t *ssamp[S_NR][2];	/* [call][side][op] ns, cycle phase */
 static double sres[S_NR][MAX_ROUNDS][4];	/* as res[] */
 static int ran[P_NR];
 static double rt[P_NR][2];		/* round trips per op, per side */
@@ -504,7 +504,7 @@ static uint64_t op_cycle(int side, long i)
 		die("unlink %s: %s", p, strerror(errno));
 	t[4] = now_ns();
 	for (k = 0; k < S_NR; k++)
-		ssamp[side][k][i] = t[k + 1] - t[k];
+		ssamp[k][side][i] = t[k + 1] - t[k];
 	return t[S_NR] - t[0];
 }
 
@@ -574,11 +574,19 @@ static double mean_us(const uint64_t *v, long n)
 	return n ? s / (double)n / 1e3 : 0;
 }
 
+/* o[]: lower p50, stack p50, lower mean, stack mean of @n samples (sorts them) */
+static void summarize(double *o, uint64_t *const v[2], long n)
+{
+	o[2] = mean_us(v[0], n);
+	o[3] = mean_us(v[1], n);
+	o[0] = median_us(v[0], n);
+	o[1] = median_us(v[1], n);
+}
+
 /* The timed, paired round R of phase PH. */
 static void phase_pairs(int ph, long r)
 {
 	long i, n = phase_n(ph);
-	double *o = res[ph][r];
 
 	phase_prepare(ph, r + 1);
 	for (i = 0; i < n; i++) {
@@ -587,18 +595,10 @@ static void phase_pairs(int ph, long r)
 		samp[first][i] = run_op(ph, first, i);
 		samp[!first][i] = run_op(ph, !first, i);
 	}
-	o[2] = mean_us(samp[0], n);
-	o[3] = mean_us(samp[1], n);
-	o[0] = median_us(samp[0], n);
-	o[1] = median_us(samp[1], n);
+	summarize(res[ph][r], samp, n);
 	ran[ph] = 1;
-	for (i = 0; ph == P_CYCLE && i < S_NR; i++) {
-		o = sres[i][r];
-		o[2] = mean_us(ssamp[0][i], n);
-		o[3] = mean_us(ssamp[1][i], n);
-		o[0] = median_us(ssamp[0][i], n);
-		o[1] = median_us(ssamp[1][i], n);
-	}
+	for (i = 0; ph == P_CYCLE && i < S_NR; i++)
+		summarize(sres[i][r], ssamp[i], n);
 }
 
 /* The counting round: each side alone, the clients' counters around it. */
@@ -773,8 +773,8 @@ int main(int argc, char **argv)
 		if (!samp[c])
 			die("out of memory");
 		for (k = 0; k < S_NR; k++) {
-			ssamp[c][k] = calloc((size_t)opt.cycles, sizeof(uint64_t));
-			if (!ssamp[c][k])
+			ssamp[k][c] = calloc((size_t)opt.cycles, sizeof(uint64_t));
+			if (!ssamp[k][c])
 				die("out of memory");
 		}
 	}
