@@ -423,6 +423,8 @@ struct mc_child {
  * @dentry is positive, the same inode), look the name up again now that
  * nothing can change it and go on with that if it fits @want:
  *  - the object is gone: -ENOENT, as if the other change came first;
+ *  - a name to create exists: -EEXIST, as the lower would say (a
+ *    creation's lookup did not ask the lower: see mc_lookup());
  *  - the name is another object now: -ESTALE, and the VFS retries the
  *    system call once with LOOKUP_REVAL, where mc_d_revalidate() drops the
  *    stale upper dentry and the name is looked up afresh (so open(O_CREAT)
@@ -446,14 +448,16 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 		    mc_lower_name_eq(lower_dir, lower, &dentry->d_name) &&
 		    mc_same_object(dentry, lower))
 			return 0;
-	} else {
+	} else if (want != MC_WANT_NEW) {
 		/*
 		 * Detached (namei.c): find it in the lower dcache, without
 		 * a call into the lower.  Our reference is the only one we
 		 * add: the caller decides whether the upper dentry is busy.
-		 * A negative entry takes a negative lower dentry there as an
-		 * attached one would have been taken: the lower creating or
-		 * linking over it decides with the server.
+		 * A negative entry (a rename's target) takes a negative lower
+		 * dentry there as an attached one would have been taken: the
+		 * lower renaming over it decides with the server.  A creation
+		 * asks the lower with its intent instead (below): cifs, for
+		 * one, does not trust its negative dentries for it.
 		 */
 		struct qstr name = QSTR_INIT(dentry->d_name.name,
 					     dentry->d_name.len);
@@ -469,8 +473,16 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 			dput(fresh);
 	}
 
-	fresh = mc_lower_lookup_locked(MC_SB(dentry->d_sb), lower_dir,
-				       &dentry->d_name);
+	/*
+	 * A creation tells the lower so, also about a dentry of its dcache
+	 * (mc_lookup() did not ask the lower).
+	 */
+	if (want == MC_WANT_NEW)
+		fresh = mc_lower_lookup_create(MC_SB(dentry->d_sb), lower_dir,
+					       &dentry->d_name);
+	else
+		fresh = mc_lower_lookup_locked(MC_SB(dentry->d_sb), lower_dir,
+					       &dentry->d_name);
 	if (IS_ERR(fresh))
 		return PTR_ERR(fresh);
 	pr_debug("lower of %pd changed: %s\n", dentry,
@@ -484,8 +496,12 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 		child->ref = fresh;
 		return 0;
 	}
-	err = want == MC_WANT_SAME && d_really_is_negative(fresh) ?
-	      -ENOENT : -ESTALE;
+	if (want == MC_WANT_SAME && d_really_is_negative(fresh))
+		err = -ENOENT;
+	else if (want == MC_WANT_NEW)
+		err = -EEXIST;	/* what the creation would say on the lower */
+	else
+		err = -ESTALE;
 	dput(fresh);
 	return err;
 }

@@ -322,6 +322,83 @@ struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
 }
 
 /**
+ * mc_lower_lookup_create() - look up a name that is about to be created
+ * @sbi: the mount
+ * @lower_dir: the lower directory, locked exclusively
+ * @name: the name
+ *
+ * As the VFS does for mkdir, mknod, symlink and link (filename_create()),
+ * with the intent, LOOKUP_CREATE | LOOKUP_EXCL, that lookup_one() cannot
+ * pass: a dentry of the lower dcache is revalidated with it, and the lower's
+ * ->lookup is called with it on a new dentry.  NFS then skips its LOOKUP
+ * round trip and leaves the dentry unhashed and negative, as for its own
+ * creations: the create's reply says whether the name existed (EEXIST).
+ * Other file systems look the name up as usual.
+ *
+ * Context: @lower_dir's i_rwsem held exclusively, as for a creation.
+ * Return: a referenced lower dentry, maybe negative, or an ERR_PTR.
+ */
+struct dentry *mc_lower_lookup_create(struct mc_sb_info *sbi,
+				      struct dentry *lower_dir,
+				      const struct qstr *name)
+{
+	struct inode *dir = d_inode(lower_dir);
+	struct qstr this = QSTR_INIT(name->name, name->len);
+	struct mc_op_start start;
+	struct dentry *lower, *old;
+	int err;
+
+	lockdep_assert_held_write(&dir->i_rwsem);
+	/* The hash as the lower's dcache computes it (cifs: nocase). */
+	this.hash = full_name_hash(lower_dir, this.name, this.len);
+	if (lower_dir->d_flags & DCACHE_OP_HASH) {
+		err = lower_dir->d_op->d_hash(lower_dir, &this);
+		if (err < 0)
+			return ERR_PTR(err);
+	}
+	/*
+	 * A dentry the lower has is revalidated with the intent, as the VFS
+	 * does (lookup_dcache()): NFS trusts a negative one for a creation,
+	 * cifs never does (a plain lookup would not ask it either).
+	 */
+	lower = d_lookup(lower_dir, &this);
+	if (lower) {
+		err = mc_lower_revalidate(sbi, lower,
+					  LOOKUP_CREATE | LOOKUP_EXCL);
+		if (err > 0)
+			return lower;
+		if (!err)
+			d_invalidate(lower);
+		dput(lower);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	start = mc_op_begin();
+	err = mc_fault(sbi, MC_OP_LOOKUP);
+	if (err)
+		return ERR_PTR(err);
+	/* lookup_one()'s permission check, with the same credentials. */
+	err = inode_permission(sbi->lower_userns, dir, MAY_EXEC);
+	if (!err && unlikely(IS_DEADDIR(dir)))
+		err = -ENOENT;
+	lower = err ? ERR_PTR(err) : d_alloc(lower_dir, &this);
+	if (!lower) {
+		lower = ERR_PTR(-ENOMEM);
+	} else if (!IS_ERR(lower)) {
+		old = dir->i_op->lookup(dir, lower, LOOKUP_CREATE | LOOKUP_EXCL);
+		if (unlikely(old)) {
+			dput(lower);
+			lower = old;
+		}
+	}
+	mc_op_end(sbi, MC_OP_LOOKUP, start);
+	pr_debug("lookup to create %pd/%.*s: %d\n", lower_dir, name->len,
+		 name->name, PTR_ERR_OR_ZERO(lower));
+	return lower;
+}
+
+/**
  * mc_lower_revalidate() - ask the lower file system if a dentry is valid
  * @sbi: the mount
  * @lower: the lower dentry, referenced

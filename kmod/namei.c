@@ -328,11 +328,17 @@ void mc_put_lower_path(struct path *lower_path)
  * mc_lookup() - ->lookup of metacache directories
  * @dir: the upper directory
  * @dentry: the upper dentry to look up, in-lookup
- * @flags: LOOKUP_* flags (unused: the lower lookup is a plain one)
+ * @flags: LOOKUP_* flags
  *
  * A negative lower result gives a negative upper dentry, detached (see the top
  * of this file), and a negative entry.  Any lower error is returned as is,
  * never turned into a negative dentry.
+ *
+ * The lookup of a name about to be created (LOOKUP_EXCL: mkdir, mknod,
+ * symlink, link) does not ask the lower: the creation does, under the lower
+ * parent's lock and with the intent (mc_get_child() in inode.c), so that NFS
+ * makes no LOOKUP round trip, as without us.  Until then the dentry is
+ * negative, detached and not cached: any other use looks it up again.
  *
  * Context: @dir's i_rwsem held shared.
  * Return: NULL, an alias of @dentry, or an ERR_PTR.
@@ -345,6 +351,11 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 	struct dentry *lower, *ret;
 	bool keep;
 	int err;
+
+	if ((flags & (LOOKUP_EXCL | LOOKUP_RENAME_TARGET)) == LOOKUP_EXCL) {
+		err = mc_dentry_init(dentry, NULL);
+		return err ? ERR_PTR(err) : d_splice_alias(NULL, dentry);
+	}
 
 	/* The parent is a positive directory: its lower one is too (mc_rmdir). */
 	lower = mc_lower_lookup(sbi, mc_dentry_lower(dentry->d_parent),

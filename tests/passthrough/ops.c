@@ -1208,9 +1208,10 @@ static void seq_copy_range(struct pt_run *r)
 }
 
 /* NFS COPY calls made so far by the NFS mount at @dir, -1 if unknown. */
-static long long nfs_copies(const char *dir)
+/* Calls of NFS operation @op (e.g. "COPY") of the client mounted on @dir. */
+static long long nfs_op_calls(const char *dir, const char *op)
 {
-	char line[1024], want[PATH_MAX + 16];
+	char line[1024], want[PATH_MAX + 16], fmt[64];
 	long long n = -1;
 	int in = 0;
 	FILE *f = fopen("/proc/self/mountstats", "r");
@@ -1218,10 +1219,11 @@ static long long nfs_copies(const char *dir)
 	if (!f)
 		return -1;
 	snprintf(want, sizeof(want), " mounted on %s with ", dir);
+	snprintf(fmt, sizeof(fmt), " %s: %%lld", op);
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "device ", 7))
 			in = strstr(line, want) != NULL;
-		else if (in && sscanf(line, " COPY: %lld", &n) == 1)
+		else if (in && sscanf(line, fmt, &n) == 1)
 			break;
 	}
 	fclose(f);
@@ -1251,7 +1253,7 @@ PT_TEST(copy_range)
 		pt_fail_at(__FILE__, __LINE__, "writing %s: %s", a, strerror(errno));
 		return;
 	}
-	before = nfs_copies(lower);
+	before = nfs_op_calls(lower, "COPY");
 	src = open(a, O_RDONLY);
 	dst = open(b, O_WRONLY);
 	if (src >= 0 && dst >= 0 &&
@@ -1261,14 +1263,14 @@ PT_TEST(copy_range)
 		close(src);
 	if (dst >= 0)
 		close(dst);
-	direct = nfs_copies(lower) - before;
+	direct = nfs_op_calls(lower, "COPY") - before;
 	pt_snp(a, sizeof(a), "%s/ss.src", c->up);
 	pt_snp(b, sizeof(b), "%s/ss.dst2", c->up);
 	if (pt_writefile(b, "", 0, 0644)) {
 		pt_fail_at(__FILE__, __LINE__, "create %s: %s", b, strerror(errno));
 		return;
 	}
-	before = nfs_copies(lower);
+	before = nfs_op_calls(lower, "COPY");
 	src = open(a, O_RDONLY);
 	dst = open(b, O_WRONLY);
 	if (src < 0 || dst < 0 ||
@@ -1280,13 +1282,85 @@ PT_TEST(copy_range)
 		close(src);
 	if (dst >= 0)
 		close(dst);
-	after = nfs_copies(lower) - before;
+	after = nfs_op_calls(lower, "COPY") - before;
 	pt_diag("NFS COPY calls: %lld copying on the lower, %lld through the stack",
 		direct, after);
 	if (direct > 0 && after < 1)
 		pt_fail_at(__FILE__, __LINE__,
 			   "the lower copies on the server (%lld COPY), the stack did not",
 			   direct);
+}
+
+/*
+ * Creating a name costs no more round trips through the stack than on the
+ * lower: NFS makes no LOOKUP for mkdir, mknod, symlink or link (the
+ * creation's reply says whether the name existed), and the stack must pass
+ * that intent on rather than look the name up first (it did, once: one
+ * round trip more per mkdir).
+ */
+PT_TEST(create_lookups)
+{
+	static const char *const what[] = { "mkdir", "mknod", "symlink", "link" };
+	const char *lower = getenv("MC_LOWER");
+	long long n[2][4], before;
+	char p[PATH_MAX + 32], src[PATH_MAX + 16];
+	struct stat st;
+	int side, i, rc;
+
+	if (pt_fs("nfs") != 1 || !lower)
+		return;
+	pt_snp(src, sizeof(src), "%s/cl.src", c->lo);
+	if (pt_writefile(src, "x", 1, 0644)) {
+		pt_fail_at(__FILE__, __LINE__, "writing %s: %s", src, strerror(errno));
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		const char *dir = side ? c->up : c->lo;
+
+		pt_snp(src, sizeof(src), "%s/cl.src", dir);
+		for (i = 0; i < 4; i++) {
+			pt_snp(p, sizeof(p), "%s/cl.%s.%d", dir, what[i], side);
+			/* The walk to the parent and the link source, first. */
+			if (stat(dir, &st) || stat(src, &st)) {
+				pt_fail_at(__FILE__, __LINE__, "stat in %s: %s",
+					   dir, strerror(errno));
+				return;
+			}
+			before = nfs_op_calls(lower, "LOOKUP");
+			switch (i) {
+			case 0:
+				rc = mkdir(p, 0755);
+				break;
+			case 1:
+				rc = mknod(p, S_IFIFO | 0644, 0);
+				break;
+			case 2:
+				rc = symlink("cl.src", p);
+				break;
+			default:
+				rc = link(src, p);
+				break;
+			}
+			if (rc) {
+				pt_fail_at(__FILE__, __LINE__, "%s %s: %s", what[i],
+					   p, strerror(errno));
+				return;
+			}
+			n[side][i] = nfs_op_calls(lower, "LOOKUP") - before;
+			if (before < 0) {
+				pt_diag("no NFS LOOKUP count in /proc/self/mountstats");
+				return;
+			}
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		pt_diag("%s: NFS LOOKUP calls: %lld on the lower, %lld through the stack",
+			what[i], n[0][i], n[1][i]);
+		if (n[1][i] > n[0][i])
+			pt_fail_at(__FILE__, __LINE__,
+				   "%s through the stack made %lld LOOKUP, the lower %lld",
+				   what[i], n[1][i], n[0][i]);
+	}
 }
 
 /* ------------------------------------------------------------------ */
