@@ -1005,7 +1005,19 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	err = mc_get_child(lower_new_dir, new_dentry, MC_WANT_ANY, &new);
 	if (err)
 		goto out_unlock;
-	/* The checks do_renameat2() made on the upper side, for the lower. */
+	/*
+	 * The checks do_renameat2() made on the upper side, for the lower:
+	 * the target may have changed on the lower since our entry said what
+	 * it is (no lower file system expects an exchange with a negative
+	 * dentry: tmpfs WARNs), and NOREPLACE must not replace what the
+	 * lower has now.
+	 */
+	err = -EEXIST;
+	if ((flags & RENAME_NOREPLACE) && d_is_positive(new.lower))
+		goto out_unlock;
+	err = -ENOENT;
+	if ((flags & RENAME_EXCHANGE) && d_is_negative(new.lower))
+		goto out_unlock;
 	err = -EINVAL;
 	if (old.lower == trap)
 		goto out_unlock;

@@ -2126,4 +2126,81 @@ PT_TEST(lower_changes)
 	PT_TREE_STAT(c->up, c->lo);
 }
 
+/* The content of @path is @want. */
+static void content_at(const char *file, int line, const char *path,
+		       const char *want)
+{
+	char *buf;
+	size_t len;
+
+	if (pt_readfile(path, &buf, &len)) {
+		mct_fail_at(file, line, "read %s: %s", path, strerror(errno));
+		return;
+	}
+	if (len != strlen(want) || memcmp(buf, want, len))
+		mct_fail_at(file, line, "%s holds %zu bytes, not \"%s\"", path,
+			    len, want);
+	free(buf);
+}
+#define CONTENT(p, want) content_at(__FILE__, __LINE__, (p), (want))
+
+/*
+ * A rename through the stack whose target changed directly on the lower
+ * since the stack cached it, without waiting for the TTLs: the stack's
+ * view is stale, but what it asks of the lower must still be what
+ * renameat2() allows.  RENAME_EXCHANGE with a target the lower no longer
+ * has is ENOENT (it once reached the lower file system with a negative
+ * target: an oops in tmpfs), and RENAME_NOREPLACE onto a name the lower
+ * has now never replaces it (EEXIST, or EINVAL from a lower without
+ * RENAME_NOREPLACE, as on the lower itself).
+ */
+PT_TEST(rename_stale_target)
+{
+	char up[PATH_MAX], uq[PATH_MAX], ur[PATH_MAX];
+	char lq[PATH_MAX], lq2[PATH_MAX], lr[PATH_MAX];
+	struct stat st;
+	int rc, err;
+
+	pt_snp(up, sizeof(up), "%s/rs.p", c->up);
+	pt_snp(uq, sizeof(uq), "%s/rs.q", c->up);
+	pt_snp(ur, sizeof(ur), "%s/rs.r", c->up);
+	pt_snp(lq, sizeof(lq), "%s/rs.q", c->lo);
+	pt_snp(lq2, sizeof(lq2), "%s/rs.q2", c->lo);
+	pt_snp(lr, sizeof(lr), "%s/rs.r", c->lo);
+	MCT_ASSERT(pt_writefile(up, "p", 1, 0644) == 0 &&
+		   pt_writefile(uq, "q", 1, 0644) == 0,
+		   "create: %s", strerror(errno));
+	/* Cached: p and q exist, r does not. */
+	MCT_EXPECT(stat(up, &st) == 0 && stat(uq, &st) == 0,
+		   "stat: %s", strerror(errno));
+	MCT_EXPECT(stat(ur, &st) < 0 && errno == ENOENT, "rs.r exists");
+
+	MCT_ASSERT(rename(lq, lq2) == 0, "rename on the lower: %s",
+		   strerror(errno));
+	rc = renameat2(AT_FDCWD, up, AT_FDCWD, uq, RENAME_EXCHANGE);
+	err = errno;
+	if (rc == 0 || err != EINVAL) {
+		/* EINVAL: the lower has no RENAME_EXCHANGE; else ENOENT. */
+		MCT_EXPECT(rc < 0 && err == ENOENT,
+			   "exchange with a name the lower moved away: %s",
+			   rc ? strerror(err) : "done");
+		CONTENT(up, "p");
+		CONTENT(lq2, "q");
+	}
+
+	MCT_ASSERT(pt_writefile(lr, "r", 1, 0644) == 0,
+		   "create on the lower: %s", strerror(errno));
+	rc = renameat2(AT_FDCWD, up, AT_FDCWD, ur, RENAME_NOREPLACE);
+	err = errno;
+	MCT_EXPECT(rc < 0 && (err == EEXIST || err == EINVAL),
+		   "RENAME_NOREPLACE onto a name the lower created: %s",
+		   rc ? strerror(err) : "replaced it");
+	CONTENT(lr, "r");
+	pt_expire();
+	CONTENT(ur, "r");
+	CONTENT(up, "p");
+	pt_expire();
+	PT_TREE_STAT(c->up, c->lo);
+}
+
 PT_MAIN()
