@@ -394,7 +394,14 @@ static int mc_fileattr_set(struct user_namespace *mnt_userns,
 enum mc_want {
 	MC_WANT_SAME,	/* the object the upper dentry names (victim, source) */
 	MC_WANT_NEW,	/* no object: the upper dentry is negative (creation) */
-	MC_WANT_ANY,	/* whatever has the name now (rename target) */
+	MC_WANT_TARGET,	/* whatever has the name now (a rename's target) */
+	MC_WANT_ANY,	/* the same, but exists (an exchange's target) */
+};
+
+/* The intent the VFS would look the name up with (mc_lower_lookup_intent). */
+static const unsigned int mc_want_intent[] = {
+	[MC_WANT_NEW]		= LOOKUP_CREATE | LOOKUP_EXCL,
+	[MC_WANT_TARGET]	= LOOKUP_RENAME_TARGET,
 };
 
 /*
@@ -424,7 +431,8 @@ struct mc_child {
  * nothing can change it and go on with that if it fits @want:
  *  - the object is gone: -ENOENT, as if the other change came first;
  *  - a name to create exists: -EEXIST, as the lower would say (a
- *    creation's lookup did not ask the lower: see mc_lookup());
+ *    creation's lookup, and a rename target's, did not ask the lower: see
+ *    mc_lookup());
  *  - the name is another object now: -ESTALE, and the VFS retries the
  *    system call once with LOOKUP_REVAL, where mc_d_revalidate() drops the
  *    stale upper dentry and the name is looked up afresh (so open(O_CREAT)
@@ -448,16 +456,15 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 		    mc_lower_name_eq(lower_dir, lower, &dentry->d_name) &&
 		    mc_same_object(dentry, lower))
 			return 0;
-	} else if (want != MC_WANT_NEW) {
+	} else if (d_really_is_positive(dentry)) {
 		/*
 		 * Detached (namei.c): find it in the lower dcache, without
 		 * a call into the lower.  Our reference is the only one we
 		 * add: the caller decides whether the upper dentry is busy.
-		 * A negative entry (a rename's target) takes a negative lower
-		 * dentry there as an attached one would have been taken: the
-		 * lower renaming over it decides with the server.  A creation
-		 * asks the lower with its intent instead (below): cifs, for
-		 * one, does not trust its negative dentries for it.
+		 * A negative one (a name to create or rename onto) asks the
+		 * lower with the intent instead (below), as the VFS would:
+		 * NFS then makes no round trip, and cifs, which does not
+		 * trust its negative dentries for a creation, looks again.
 		 */
 		struct qstr name = QSTR_INIT(dentry->d_name.name,
 					     dentry->d_name.len);
@@ -474,12 +481,13 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 	}
 
 	/*
-	 * A creation tells the lower so, also about a dentry of its dcache
-	 * (mc_lookup() did not ask the lower).
+	 * A creation or a rename tells the lower so, also about a dentry of
+	 * its dcache (mc_lookup() did not ask the lower).
 	 */
-	if (want == MC_WANT_NEW)
-		fresh = mc_lower_lookup_create(MC_SB(dentry->d_sb), lower_dir,
-					       &dentry->d_name);
+	if (mc_want_intent[want])
+		fresh = mc_lower_lookup_intent(MC_SB(dentry->d_sb), lower_dir,
+					       &dentry->d_name,
+					       mc_want_intent[want]);
 	else
 		fresh = mc_lower_lookup_locked(MC_SB(dentry->d_sb), lower_dir,
 					       &dentry->d_name);
@@ -488,7 +496,8 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 	pr_debug("lower of %pd changed: %s\n", dentry,
 		 d_really_is_positive(fresh) ? "positive" : "negative");
 
-	if (want == MC_WANT_ANY || mc_same_object(dentry, fresh)) {
+	if (want == MC_WANT_TARGET || want == MC_WANT_ANY ||
+	    mc_same_object(dentry, fresh)) {
 		/* A negative upper dentry may take the new lower one. */
 		if (d_really_is_negative(dentry) && d_really_is_negative(fresh))
 			mc_dentry_set_lower(dentry, dget(fresh));
@@ -1002,7 +1011,9 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	err = mc_get_child(lower_old_dir, old_dentry, MC_WANT_SAME, &old);
 	if (err)
 		goto out_unlock;
-	err = mc_get_child(lower_new_dir, new_dentry, MC_WANT_ANY, &new);
+	err = mc_get_child(lower_new_dir, new_dentry,
+			   (flags & RENAME_EXCHANGE) ? MC_WANT_ANY :
+						       MC_WANT_TARGET, &new);
 	if (err)
 		goto out_unlock;
 	/*

@@ -322,25 +322,28 @@ struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
 }
 
 /**
- * mc_lower_lookup_create() - look up a name that is about to be created
+ * mc_lower_lookup_intent() - look up a name to create or to rename onto
  * @sbi: the mount
  * @lower_dir: the lower directory, locked exclusively
  * @name: the name
+ * @intent: LOOKUP_CREATE | LOOKUP_EXCL (mkdir, mknod, symlink, link) or
+ *	    LOOKUP_RENAME_TARGET (the target of a rename)
  *
- * As the VFS does for mkdir, mknod, symlink and link (filename_create()),
- * with the intent, LOOKUP_CREATE | LOOKUP_EXCL, that lookup_one() cannot
- * pass: a dentry of the lower dcache is revalidated with it, and the lower's
- * ->lookup is called with it on a new dentry.  NFS then skips its LOOKUP
- * round trip and leaves the dentry unhashed and negative, as for its own
- * creations: the create's reply says whether the name existed (EEXIST).
- * Other file systems look the name up as usual.
+ * As the VFS looks up such a name (filename_create(), do_renameat2()),
+ * with the intent that lookup_one() cannot pass: a dentry of the lower
+ * dcache is revalidated with it, and the lower's ->lookup is called with
+ * it on a new dentry.  NFS then skips its LOOKUP round trip and leaves the
+ * dentry unhashed and negative, as for its own creations and renames: the
+ * server's reply says whether the name existed.  Other file systems look
+ * the name up as usual.
  *
- * Context: @lower_dir's i_rwsem held exclusively, as for a creation.
+ * Context: @lower_dir's i_rwsem held exclusively.
  * Return: a referenced lower dentry, maybe negative, or an ERR_PTR.
  */
-struct dentry *mc_lower_lookup_create(struct mc_sb_info *sbi,
+struct dentry *mc_lower_lookup_intent(struct mc_sb_info *sbi,
 				      struct dentry *lower_dir,
-				      const struct qstr *name)
+				      const struct qstr *name,
+				      unsigned int intent)
 {
 	struct inode *dir = d_inode(lower_dir);
 	struct qstr this = QSTR_INIT(name->name, name->len);
@@ -349,6 +352,10 @@ struct dentry *mc_lower_lookup_create(struct mc_sb_info *sbi,
 	int err;
 
 	lockdep_assert_held_write(&dir->i_rwsem);
+	/* lookup_one()'s permission check, with the same credentials. */
+	err = inode_permission(sbi->lower_userns, dir, MAY_EXEC);
+	if (err)
+		return ERR_PTR(err);
 	/* The hash as the lower's dcache computes it (cifs: nocase). */
 	this.hash = full_name_hash(lower_dir, this.name, this.len);
 	if (lower_dir->d_flags & DCACHE_OP_HASH) {
@@ -363,8 +370,7 @@ struct dentry *mc_lower_lookup_create(struct mc_sb_info *sbi,
 	 */
 	lower = d_lookup(lower_dir, &this);
 	if (lower) {
-		err = mc_lower_revalidate(sbi, lower,
-					  LOOKUP_CREATE | LOOKUP_EXCL);
+		err = mc_lower_revalidate(sbi, lower, intent);
 		if (err > 0)
 			return lower;
 		if (!err)
@@ -378,23 +384,20 @@ struct dentry *mc_lower_lookup_create(struct mc_sb_info *sbi,
 	err = mc_fault(sbi, MC_OP_LOOKUP);
 	if (err)
 		return ERR_PTR(err);
-	/* lookup_one()'s permission check, with the same credentials. */
-	err = inode_permission(sbi->lower_userns, dir, MAY_EXEC);
-	if (!err && unlikely(IS_DEADDIR(dir)))
-		err = -ENOENT;
-	lower = err ? ERR_PTR(err) : d_alloc(lower_dir, &this);
+	lower = unlikely(IS_DEADDIR(dir)) ? ERR_PTR(-ENOENT) :
+					    d_alloc(lower_dir, &this);
 	if (!lower) {
 		lower = ERR_PTR(-ENOMEM);
 	} else if (!IS_ERR(lower)) {
-		old = dir->i_op->lookup(dir, lower, LOOKUP_CREATE | LOOKUP_EXCL);
+		old = dir->i_op->lookup(dir, lower, intent);
 		if (unlikely(old)) {
 			dput(lower);
 			lower = old;
 		}
 	}
 	mc_op_end(sbi, MC_OP_LOOKUP, start);
-	pr_debug("lookup to create %pd/%.*s: %d\n", lower_dir, name->len,
-		 name->name, PTR_ERR_OR_ZERO(lower));
+	pr_debug("lookup %pd/%.*s with intent 0x%x: %d\n", lower_dir,
+		 name->len, name->name, intent, PTR_ERR_OR_ZERO(lower));
 	return lower;
 }
 

@@ -867,9 +867,10 @@ struct dentry *mc_lower_lookup(struct mc_sb_info *sbi, struct dentry *lower_dir,
 struct dentry *mc_lower_lookup_locked(struct mc_sb_info *sbi,
 				      struct dentry *lower_dir,
 				      const struct qstr *name);
-struct dentry *mc_lower_lookup_create(struct mc_sb_info *sbi,
+struct dentry *mc_lower_lookup_intent(struct mc_sb_info *sbi,
 				      struct dentry *lower_dir,
-				      const struct qstr *name);
+				      const struct qstr *name,
+				      unsigned int intent);
 int mc_lower_revalidate(struct mc_sb_info *sbi, struct dentry *lower,
 			unsigned int flags);
 int mc_lower_weak_revalidate(struct mc_sb_info *sbi, struct dentry *lower,

@@ -335,10 +335,12 @@ void mc_put_lower_path(struct path *lower_path)
  * never turned into a negative dentry.
  *
  * The lookup of a name about to be created (LOOKUP_EXCL: mkdir, mknod,
- * symlink, link) does not ask the lower: the creation does, under the lower
- * parent's lock and with the intent (mc_get_child() in inode.c), so that NFS
- * makes no LOOKUP round trip, as without us.  Until then the dentry is
- * negative, detached and not cached: any other use looks it up again.
+ * symlink, link) or renamed onto (LOOKUP_RENAME_TARGET) does not ask the
+ * lower: the operation does, under the lower parent's lock and with the
+ * intent (mc_get_child() in inode.c), so that NFS makes no LOOKUP round
+ * trip, as without us.  Until then the dentry is negative, detached and not
+ * cached: any other use looks it up again.  The VFS's checks of the target
+ * (RENAME_NOREPLACE) are then made on the lower one by mc_rename().
  *
  * Context: @dir's i_rwsem held shared.
  * Return: NULL, an alias of @dentry, or an ERR_PTR.
@@ -352,7 +354,7 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 	bool keep;
 	int err;
 
-	if ((flags & (LOOKUP_EXCL | LOOKUP_RENAME_TARGET)) == LOOKUP_EXCL) {
+	if (flags & (LOOKUP_EXCL | LOOKUP_RENAME_TARGET)) {
 		err = mc_dentry_init(dentry, NULL);
 		return err ? ERR_PTR(err) : d_splice_alias(NULL, dentry);
 	}

@@ -1207,7 +1207,6 @@ static void seq_copy_range(struct pt_run *r)
 	pt_rec_content(r, "dst");
 }
 
-/* NFS COPY calls made so far by the NFS mount at @dir, -1 if unknown. */
 /* Calls of NFS operation @op (e.g. "COPY") of the client mounted on @dir. */
 static long long nfs_op_calls(const char *dir, const char *op)
 {
@@ -1294,16 +1293,18 @@ PT_TEST(copy_range)
 /*
  * Creating a name costs no more round trips through the stack than on the
  * lower: NFS makes no LOOKUP for mkdir, mknod, symlink or link (the
- * creation's reply says whether the name existed), and the stack must pass
- * that intent on rather than look the name up first (it did, once: one
- * round trip more per mkdir).
+ * creation's reply says whether the name existed), nor for the target of a
+ * rename, and the stack must pass that intent on rather than look the name
+ * up first (it did, once: one round trip more per mkdir and per rename).
  */
 PT_TEST(create_lookups)
 {
-	static const char *const what[] = { "mkdir", "mknod", "symlink", "link" };
+	static const char *const what[] = {
+		"mkdir", "mknod", "symlink", "link", "rename"
+	};
 	const char *lower = getenv("MC_LOWER");
-	long long n[2][4], before;
-	char p[PATH_MAX + 32], src[PATH_MAX + 16];
+	long long n[2][5], before;
+	char p[PATH_MAX + 32], src[PATH_MAX + 16], mv[PATH_MAX + 16];
 	struct stat st;
 	int side, i, rc;
 
@@ -1318,10 +1319,16 @@ PT_TEST(create_lookups)
 		const char *dir = side ? c->up : c->lo;
 
 		pt_snp(src, sizeof(src), "%s/cl.src", dir);
-		for (i = 0; i < 4; i++) {
+		pt_snp(mv, sizeof(mv), "%s/cl.mv.%d", dir, side);
+		if (pt_writefile(mv, "y", 1, 0644)) {
+			pt_fail_at(__FILE__, __LINE__, "writing %s: %s", mv,
+				   strerror(errno));
+			return;
+		}
+		for (i = 0; i < 5; i++) {
 			pt_snp(p, sizeof(p), "%s/cl.%s.%d", dir, what[i], side);
-			/* The walk to the parent and the link source, first. */
-			if (stat(dir, &st) || stat(src, &st)) {
+			/* The walk to the parent and the sources, first. */
+			if (stat(dir, &st) || stat(src, &st) || stat(mv, &st)) {
 				pt_fail_at(__FILE__, __LINE__, "stat in %s: %s",
 					   dir, strerror(errno));
 				return;
@@ -1337,8 +1344,11 @@ PT_TEST(create_lookups)
 			case 2:
 				rc = symlink("cl.src", p);
 				break;
-			default:
+			case 3:
 				rc = link(src, p);
+				break;
+			default:
+				rc = rename(mv, p);
 				break;
 			}
 			if (rc) {
@@ -1353,7 +1363,7 @@ PT_TEST(create_lookups)
 			}
 		}
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		pt_diag("%s: NFS LOOKUP calls: %lld on the lower, %lld through the stack",
 			what[i], n[0][i], n[1][i]);
 		if (n[1][i] > n[0][i])
