@@ -395,14 +395,24 @@ enum mc_want {
 	MC_WANT_SAME,	/* the object the upper dentry names (victim, source) */
 	MC_WANT_NEW,	/* no object: the upper dentry is negative (creation) */
 	MC_WANT_TARGET,	/* whatever has the name now (a rename's target) */
-	MC_WANT_ANY,	/* the same, but exists (an exchange's target) */
 };
 
-/* The intent the VFS would look the name up with (mc_lower_lookup_intent). */
-static const unsigned int mc_want_intent[] = {
-	[MC_WANT_NEW]		= LOOKUP_CREATE | LOOKUP_EXCL,
-	[MC_WANT_TARGET]	= LOOKUP_RENAME_TARGET,
-};
+/*
+ * The intent the VFS would look the name up with (mc_lower_lookup_intent()),
+ * or 0 for a plain lookup.  A switch, not a table: a new enum value must not
+ * index past its end.
+ */
+static unsigned int mc_want_intent(enum mc_want want)
+{
+	switch (want) {
+	case MC_WANT_NEW:
+		return LOOKUP_CREATE | LOOKUP_EXCL;
+	case MC_WANT_TARGET:
+		return LOOKUP_RENAME_TARGET;
+	default:
+		return 0;
+	}
+}
 
 /*
  * struct mc_child - the lower child a namespace operation works on
@@ -431,8 +441,9 @@ struct mc_child {
  * nothing can change it and go on with that if it fits @want:
  *  - the object is gone: -ENOENT, as if the other change came first;
  *  - a name to create exists: -EEXIST, as the lower would say (a
- *    creation's lookup, and a rename target's, did not ask the lower: see
- *    mc_lookup());
+ *    creation's lookup did not ask the lower: see mc_lookup());
+ *  - a rename's target is whatever has the name (it is replaced; its
+ *    lookup did not ask the lower either);
  *  - the name is another object now: -ESTALE, and the VFS retries the
  *    system call once with LOOKUP_REVAL, where mc_d_revalidate() drops the
  *    stale upper dentry and the name is looked up afresh (so open(O_CREAT)
@@ -484,10 +495,10 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 	 * A creation or a rename tells the lower so, also about a dentry of
 	 * its dcache (mc_lookup() did not ask the lower).
 	 */
-	if (mc_want_intent[want])
+	if (mc_want_intent(want))
 		fresh = mc_lower_lookup_intent(MC_SB(dentry->d_sb), lower_dir,
 					       &dentry->d_name,
-					       mc_want_intent[want]);
+					       mc_want_intent(want));
 	else
 		fresh = mc_lower_lookup_locked(MC_SB(dentry->d_sb), lower_dir,
 					       &dentry->d_name);
@@ -496,8 +507,7 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 	pr_debug("lower of %pd changed: %s\n", dentry,
 		 d_really_is_positive(fresh) ? "positive" : "negative");
 
-	if (want == MC_WANT_TARGET || want == MC_WANT_ANY ||
-	    mc_same_object(dentry, fresh)) {
+	if (want == MC_WANT_TARGET || mc_same_object(dentry, fresh)) {
 		/* A negative upper dentry may take the new lower one. */
 		if (d_really_is_negative(dentry) && d_really_is_negative(fresh))
 			mc_dentry_set_lower(dentry, dget(fresh));
@@ -1011,23 +1021,22 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	err = mc_get_child(lower_old_dir, old_dentry, MC_WANT_SAME, &old);
 	if (err)
 		goto out_unlock;
+	/* An exchange's target moves too: it must be the object we know. */
 	err = mc_get_child(lower_new_dir, new_dentry,
-			   (flags & RENAME_EXCHANGE) ? MC_WANT_ANY :
+			   (flags & RENAME_EXCHANGE) ? MC_WANT_SAME :
 						       MC_WANT_TARGET, &new);
 	if (err)
 		goto out_unlock;
 	/*
-	 * The checks do_renameat2() made on the upper side, for the lower:
-	 * the target may have changed on the lower since our entry said what
-	 * it is (no lower file system expects an exchange with a negative
-	 * dentry: tmpfs WARNs), and NOREPLACE must not replace what the
-	 * lower has now.
+	 * The checks do_renameat2() made on the upper side, for the lower.
+	 * An exchange's target exists (MC_WANT_SAME: no lower file system
+	 * expects an exchange with a negative dentry, tmpfs WARNs).  A
+	 * rename's target was not looked up on the lower before (mc_lookup())
+	 * or may have changed there since: NOREPLACE must not replace what
+	 * the lower has now.
 	 */
 	err = -EEXIST;
 	if ((flags & RENAME_NOREPLACE) && d_is_positive(new.lower))
-		goto out_unlock;
-	err = -ENOENT;
-	if ((flags & RENAME_EXCHANGE) && d_is_negative(new.lower))
 		goto out_unlock;
 	err = -EINVAL;
 	if (old.lower == trap)

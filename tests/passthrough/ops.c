@@ -2160,14 +2160,16 @@ static void content_at(const char *file, int line, const char *path,
  * view is stale, but what it asks of the lower must still be what
  * renameat2() allows.  RENAME_EXCHANGE with a target the lower no longer
  * has is ENOENT (it once reached the lower file system with a negative
- * target: an oops in tmpfs), and RENAME_NOREPLACE onto a name the lower
+ * target: an oops in tmpfs), one with a target that is another file now
+ * exchanges with that file, and RENAME_NOREPLACE onto a name the lower
  * has now never replaces it (EEXIST, or EINVAL from a lower without
  * RENAME_NOREPLACE, as on the lower itself).
  */
 PT_TEST(rename_stale_target)
 {
-	char up[PATH_MAX], uq[PATH_MAX], ur[PATH_MAX];
-	char lq[PATH_MAX], lq2[PATH_MAX], lr[PATH_MAX];
+	char up[PATH_MAX], uq[PATH_MAX], ur[PATH_MAX], us[PATH_MAX];
+	char lq[PATH_MAX], lq2[PATH_MAX], lr[PATH_MAX], ls[PATH_MAX];
+	char lt[PATH_MAX], lkeep[PATH_MAX], lp[PATH_MAX];
 	struct stat st;
 	int rc, err;
 
@@ -2196,6 +2198,45 @@ PT_TEST(rename_stale_target)
 			   rc ? strerror(err) : "done");
 		CONTENT(up, "p");
 		CONTENT(lq2, "q");
+	}
+
+	/*
+	 * An exchange with a name that is another file on the lower now: the
+	 * cached file s1 keeps a second name (so it still looks alive) while
+	 * s2 is renamed over its first.  The exchange is with s2, and what
+	 * the stack then shows at both names is what the lower has, at once:
+	 * the exchanged file is not the one the stack had cached.
+	 */
+	pt_snp(lp, sizeof(lp), "%s/rs.p", c->lo);
+	pt_snp(us, sizeof(us), "%s/rs.s", c->up);
+	pt_snp(ls, sizeof(ls), "%s/rs.s", c->lo);
+	pt_snp(lkeep, sizeof(lkeep), "%s/rs.s.keep", c->lo);
+	pt_snp(lt, sizeof(lt), "%s/rs.t", c->lo);
+	MCT_ASSERT(pt_writefile(us, "s1", 2, 0644) == 0, "create: %s",
+		   strerror(errno));
+	MCT_EXPECT(stat(us, &st) == 0, "stat: %s", strerror(errno));
+	if (link(ls, lkeep) == 0) {
+		MCT_ASSERT(pt_writefile(lt, "s2", 2, 0644) == 0 &&
+			   rename(lt, ls) == 0, "replace on the lower: %s",
+			   strerror(errno));
+		rc = renameat2(AT_FDCWD, up, AT_FDCWD, us, RENAME_EXCHANGE);
+		if (rc == 0) {
+			PT_PATH_STAT_SAME(up, lp, 0);
+			PT_PATH_STAT_SAME(us, ls, 0);
+			CONTENT(up, "s2");
+			CONTENT(us, "p");
+			MCT_EXPECT(renameat2(AT_FDCWD, up, AT_FDCWD, us,
+					     RENAME_EXCHANGE) == 0,
+				   "exchange back: %s", strerror(errno));
+		} else {
+			MCT_EXPECT(errno == EINVAL,
+				   "exchange with a replaced name: %s",
+				   strerror(errno));
+		}
+		CONTENT(up, "p");
+		CONTENT(us, "s2");
+	} else {
+		mct_diag("lower refuses link: %s", pt_errname(errno));
 	}
 
 	MCT_ASSERT(pt_writefile(lr, "r", 1, 0644) == 0,
