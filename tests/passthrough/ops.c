@@ -2161,15 +2161,17 @@ static void content_at(const char *file, int line, const char *path,
  * renameat2() allows.  RENAME_EXCHANGE with a target the lower no longer
  * has is ENOENT (it once reached the lower file system with a negative
  * target: an oops in tmpfs), one with a target that is another file now
- * exchanges with that file, and RENAME_NOREPLACE onto a name the lower
- * has now never replaces it (EEXIST, or EINVAL from a lower without
- * RENAME_NOREPLACE, as on the lower itself).
+ * exchanges with that file, a directory made on the lower is not replaced
+ * by a file (an empty one is by a directory, as on the lower itself), and
+ * RENAME_NOREPLACE onto a name the lower has now never replaces it (EEXIST,
+ * or EINVAL from a lower without RENAME_NOREPLACE, as on the lower itself).
  */
 PT_TEST(rename_stale_target)
 {
 	char up[PATH_MAX], uq[PATH_MAX], ur[PATH_MAX], us[PATH_MAX];
 	char lq[PATH_MAX], lq2[PATH_MAX], lr[PATH_MAX], ls[PATH_MAX];
 	char lt[PATH_MAX], lkeep[PATH_MAX], lp[PATH_MAX];
+	char ld[PATH_MAX], ud[PATH_MAX], ue[PATH_MAX];
 	struct stat st;
 	int rc, err;
 
@@ -2237,6 +2239,38 @@ PT_TEST(rename_stale_target)
 		CONTENT(us, "s2");
 	} else {
 		mct_diag("lower refuses link: %s", pt_errname(errno));
+	}
+
+	/*
+	 * Targets the stack never looked up (made on the lower): a directory
+	 * is not replaced by a file, an empty one by a directory is, and the
+	 * stack shows the result at once.
+	 */
+	pt_snp(ld, sizeof(ld), "%s/rs.d", c->lo);
+	pt_snp(ud, sizeof(ud), "%s/rs.d", c->up);
+	pt_snp(ue, sizeof(ue), "%s/rs.e", c->up);
+	MCT_ASSERT(mkdir(ld, 0755) == 0 && mkdir(ue, 0755) == 0,
+		   "mkdir: %s", strerror(errno));
+	rc = rename(up, ud);
+	MCT_EXPECT(rc < 0, "a file renamed over a directory the stack did not know");
+	CONTENT(up, "p");
+	MCT_EXPECT(lstat(ud, &st) == 0 && S_ISDIR(st.st_mode),
+		   "rs.d after the failed rename: %s", strerror(errno));
+	pt_expire();
+	MCT_ASSERT(rmdir(ld) == 0 && mkdir(ld, 0700) == 0,
+		   "mkdir on the lower: %s", strerror(errno));
+	rc = rename(ue, ud);
+	err = errno;
+	if (rc == 0) {
+		MCT_EXPECT(lstat(ue, &st) < 0 && errno == ENOENT,
+			   "rs.e after its rename: %s", strerror(errno));
+		MCT_EXPECT(lstat(ud, &st) == 0 && (st.st_mode & 07777) == 0755,
+			   "rs.d is not the moved directory: %s, mode %o",
+			   strerror(errno), st.st_mode & 07777);
+	} else {
+		mct_diag("rename over an empty directory: %s", strerror(err));
+		MCT_EXPECT(lstat(ue, &st) == 0, "rs.e after a failed rename: %s",
+			   strerror(errno));
 	}
 
 	MCT_ASSERT(pt_writefile(lr, "r", 1, 0644) == 0,
