@@ -531,6 +531,7 @@ static ssize_t mc_policy_probe_write(struct file *file, const char __user *ubuf,
 	int attr, c, n = 0;
 	int err;
 
+	BUILD_BUG_ON(ARRAY_SIZE(names) != METACACHE_A_TUN_MAX + 1);
 	BUILD_BUG_ON(ARRAY_SIZE(caches) != __METACACHE_CACHE_MAX);
 	if (count >= PATH_MAX)
 		return -ENAMETOOLONG;
