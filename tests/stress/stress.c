@@ -774,6 +774,18 @@ static int compare_settled(const char *what, const char *ubase, const char *lbas
 	return bad;
 }
 
+/* The first name rm_tree() could not remove, and why. */
+static char rm_failed[PATH_MAX];
+static int rm_errno;
+
+static void rm_note(const char *path)
+{
+	if (!rm_failed[0]) {
+		rm_errno = errno;
+		snprintf(rm_failed, sizeof(rm_failed), "%s", path);
+	}
+}
+
 static int rm_tree(const char *path)
 {
 	struct stat st;
@@ -782,13 +794,23 @@ static int rm_tree(const char *path)
 	char p[PATH_MAX];
 	int ret = 0;
 
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
-	d = opendir(path);
-	if (!d)
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		rm_note(path);
 		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ret = unlink(path);
+		if (ret)
+			rm_note(path);
+		return ret;
+	}
+	d = opendir(path);
+	if (!d) {
+		rm_note(path);
+		return -1;
+	}
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -797,9 +819,39 @@ static int rm_tree(const char *path)
 			ret = -1;
 	}
 	closedir(d);
-	if (rmdir(path))
+	if (rmdir(path)) {
+		rm_note(path);
 		ret = -1;
+	}
 	return ret;
+}
+
+/*
+ * Remove the tree @path through the stack.  SMB: a file a worker unlinked
+ * while open stays listed, "delete pending", until its last handle closes,
+ * and the cifs client itself keeps a closed handle for closetimeo (1 s):
+ * removing that name meanwhile gives ENOENT, on the lower as through the
+ * stack.  On cifs, once more after the client's deferred closes; the tree
+ * must go then.  On failure errno is that of the first name not removed.
+ */
+static int rm_tree_settled(const char *path)
+{
+	int r;
+
+	rm_failed[0] = '\0';
+	r = rm_tree(path);
+	if (r && rm_errno == ENOENT && !strcmp(fstype, "cifs")) {
+		mct_diag("removing %s: ENOENT at %s (an SMB delete-pending name?), again in 2 s",
+			 path, rm_failed);
+		sleep(2);
+		rm_failed[0] = '\0';
+		r = rm_tree(path);
+	}
+	if (r) {
+		mct_diag("removing %s: first failure at %s", path, rm_failed);
+		errno = rm_errno;
+	}
+	return r;
 }
 
 MCT_TEST(stress)
@@ -946,7 +998,7 @@ MCT_TEST(stress)
 	MCT_EXPECT(nochaos || sh->nmsg == 0, "%d chaos actions failed", sh->nmsg);
 	if (plain) {
 		close(dirfd);
-		MCT_EXPECT(rm_tree(ubase) == 0, "removing %s: %s", ubase, strerror(errno));
+		MCT_EXPECT(rm_tree_settled(ubase) == 0, "removing %s: %s", ubase, strerror(errno));
 		munmap(sh, sizeof(*sh));
 		if (oplog)
 			munmap(oplog, sizeof(*oplog));
@@ -979,7 +1031,8 @@ MCT_TEST(stress)
 		mct_diag("(not a failure with workers on the second client: the lower client's own caches may lag)");
 
 	close(dirfd);
-	MCT_EXPECT(rm_tree(ubase) == 0, "removing %s through the stack: %s", ubase, strerror(errno));
+	MCT_EXPECT(rm_tree_settled(ubase) == 0, "removing %s through the stack: %s", ubase,
+		   strerror(errno));
 	MCT_EXPECT(access(ubase, F_OK) && errno == ENOENT, "%s still there after removal", ubase);
 	MCT_EXPECT(access(lbase, F_OK) && errno == ENOENT, "%s still on the lower after removal",
 		   lbase);
@@ -1071,19 +1124,7 @@ MCT_TEST(detach)
 	MCT_ASSERT(r == 0, "mount -t metacache -o %s %s %s: %s", opts, lo, up, strerror(errno));
 	bad = compare_settled("remounted", ubase, lbase);
 	MCT_EXPECT(!bad, "after the remount, the stack and the lower differ in %d entries", bad);
-	r = rm_tree(ubase);
-	/*
-	 * SMB: a file a worker unlinked while open stays listed, "delete
-	 * pending", until its last handle closes, and the cifs client itself
-	 * keeps a closed handle for closetimeo (1 s): removing that name
-	 * meanwhile gives ENOENT, on the lower as through the stack.  Once
-	 * more after the client's deferred closes.
-	 */
-	if (r && errno == ENOENT && !strcmp(fstype, "cifs")) {
-		mct_diag("removing %s: ENOENT (an SMB delete-pending name?), again in 2 s", ubase);
-		sleep(2);
-		r = rm_tree(ubase);
-	}
+	r = rm_tree_settled(ubase);
 	MCT_EXPECT(r == 0, "removing %s through the stack: %s", ubase, strerror(errno));
 	munmap(sh, sizeof(*sh));
 	if (oplog)
