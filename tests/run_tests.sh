@@ -61,6 +61,9 @@ out "TAP version 13"
 out "1..$total"
 n=0 pass=0 fail=0 skip=0
 echo "$runs" | grep . > /tmp/mc-runs
+# Each failure's first reasons, repeated at the end: a long run's output is
+# often read from its tail only (CI shows a part of it).
+: > /tmp/mc-fails
 while read -r prog lower mode; do
 	n=$((n + 1))
 	label="$prog [$lower${mode:+,$mode}]"
@@ -68,6 +71,7 @@ while read -r prog lower mode; do
 	out "# selftests: $label"
 	if [ ! -x "$bin" ]; then
 		out "not ok $n $label # program not built: $bin"
+		echo "$label: program not built" >> /tmp/mc-fails
 		fail=$((fail + 1))
 		continue
 	fi
@@ -84,12 +88,14 @@ while read -r prog lower mode; do
 		export MC_UPPER="$(mc_upper "$lower")" MC_MOUNT_OPTS="$opts"
 		if ! grep -q metacache /proc/filesystems && ! insmod "$ko"; then
 			out "not ok $n $label # cannot load $ko"
+			echo "$label: cannot load $ko" >> /tmp/mc-fails
 			fail=$((fail + 1))
 			continue
 		fi
 		if ! mount -t metacache ${opts:+-o "$opts"} "$MC_LOWER" "$MC_UPPER" 2>/tmp/mc-mount.err; then
 			out "# mount -t metacache ${opts:+-o $opts} $MC_LOWER $MC_UPPER: $(cat /tmp/mc-mount.err)"
 			out "not ok $n $label # mount failed"
+			echo "$label: mount failed: $(cat /tmp/mc-mount.err)" >> /tmp/mc-fails
 			fail=$((fail + 1))
 			continue
 		fi
@@ -110,9 +116,20 @@ while read -r prog lower mode; do
 	0) out "ok $n $label # ${secs}s"; pass=$((pass + 1)) ;;
 	4) out "ok $n $label # SKIP $(grep -m1 'SKIP' /tmp/mc-test.out | sed 's/.*# SKIP //')"
 	   skip=$((skip + 1)) ;;
-	*) out "not ok $n $label # exit $rc, ${secs}s"; fail=$((fail + 1)) ;;
+	*) out "not ok $n $label # exit $rc, ${secs}s"; fail=$((fail + 1))
+	   {
+		echo "$label: exit $rc"
+		grep -E '^not ok |^# FAIL |: killed by signal|: exited with' /tmp/mc-test.out |
+			head -n 8 | sed 's/^/  /'
+		[ -s /tmp/mc-umount.err ] && [ -n "$mounted" ] &&
+			echo "  umount $mounted: $(cat /tmp/mc-umount.err)"
+	   } >> /tmp/mc-fails ;;
 	esac
 done < /tmp/mc-runs
 
+if [ -s /tmp/mc-fails ]; then
+	out "# what failed (each program's first reasons, as printed above):"
+	sed 's/^/#   /' /tmp/mc-fails | while IFS= read -r l; do out "$l"; done
+fi
 out "metacache: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
