@@ -1099,6 +1099,27 @@ out_allow:
 }
 
 /*
+ * A lower open with O_CREAT may change a file that already has an upper
+ * inode, reached through another name (a hard link): O_TRUNC empties it.
+ * If the open then fails, before or after the lower did its work, the
+ * attributes that inode has cached are not to be trusted any more.  Only
+ * an upper inode already in memory is looked for (no allocation, no lower
+ * call): a new one would ask the lower anyway.
+ */
+static void mc_open_failed_attr(struct super_block *sb, struct inode *lower)
+{
+	struct inode *inode;
+
+	if (!lower)
+		return;
+	inode = ilookup5(sb, (unsigned long)lower, mc_inode_test, lower);
+	if (inode) {
+		mc_attr_invalidate(inode);
+		iput(inode);
+	}
+}
+
+/*
  * ->atomic_open: called by the VFS for an open of a name it has no positive
  * dentry for.  Without O_CREAT it is a lookup (the VFS then opens through
  * ->open).  With O_CREAT the lower file system gets one full open of the
@@ -1133,12 +1154,26 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 	lower_file = mc_lower_open_name(sbi, &lower_dir, &dentry->d_name,
 					open_flag, mode);
 	if (IS_ERR(lower_file)) {
-		mc_put_lower_path(&lower_dir);
 		err = PTR_ERR(lower_file);
-		if (err == -ELOOP || err == -EISDIR)
+		if (err == -ELOOP || err == -EISDIR) {
+			mc_put_lower_path(&lower_dir);
 			goto no_open;
-		/* A lower open can fail after its create was done. */
+		}
+		/*
+		 * A lower open can fail after its create or truncation was
+		 * done: the name's entry and the listing go, and so do the
+		 * attributes of the file the name had, if the lower's dcache
+		 * knows it.
+		 */
 		mc_name_failed(dir, dentry);
+		if (open_flag & O_TRUNC) {
+			lower = d_hash_and_lookup(lower_dir.dentry, &dentry->d_name);
+			if (!IS_ERR_OR_NULL(lower)) {
+				mc_open_failed_attr(dir->i_sb, d_inode(lower));
+				dput(lower);
+			}
+		}
+		mc_put_lower_path(&lower_dir);
 		return err;
 	}
 	/*
@@ -1232,6 +1267,7 @@ no_open:
 out_free:
 	mc_file_free(mcf);
 out_release:
+	mc_open_failed_attr(dir->i_sb, file_inode(lower_file));
 	mc_lower_release(sbi, lower_file);
 	/* Our negative entry, if the name had one, is wrong now. */
 	mc_entry_clear(dentry);
