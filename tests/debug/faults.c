@@ -1005,28 +1005,58 @@ static void trunc_setup(char *ub, char *lb, size_t len, const char *tag)
 		   (long long)st.st_size);
 }
 
-/* The failed open, then the stack's idea of the file's size against the lower's. */
+/*
+ * The sizes of a and b, through the stack and on the lower, name by name;
+ * @final: differences are failures, else only printed.  Returns how many.
+ */
+static int trunc_sizes(const char *ub, const char *lb, const char *how, int final)
+{
+	static const char *const names[] = { "a", "b" };
+	char u[1100], l[1100];
+	struct stat su, sl;
+	int i, ru, rl, bad = 0;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(u, sizeof(u), "%s/%s", ub, names[i]);
+		snprintf(l, sizeof(l), "%s/%s", lb, names[i]);
+		rl = stat(l, &sl) ? errno : 0;
+		ru = stat(u, &su) ? errno : 0;
+		if (ru == rl && (ru || su.st_size == sl.st_size))
+			continue;
+		bad++;
+		if (final)
+			MCT_EXPECT(0, "after the failed truncating open (%s): %s through the stack: %s, size %lld; on the lower: %s, size %lld",
+				   how, names[i], ru ? strerror(ru) : "exists",
+				   ru ? -1LL : (long long)su.st_size,
+				   rl ? strerror(rl) : "exists", rl ? -1LL : (long long)sl.st_size);
+		else
+			mct_diag("%s through the stack: %s, size %lld; on the lower: %s, size %lld",
+				 names[i], ru ? strerror(ru) : "exists",
+				 ru ? -1LL : (long long)su.st_size,
+				 rl ? strerror(rl) : "exists", rl ? -1LL : (long long)sl.st_size);
+	}
+	return bad;
+}
+
+/*
+ * The failed open, then the stack against the lower.  A network lower may
+ * itself serve the old size for its own attribute cache time (cifs:
+ * actimeo=1 in the test bed) while the stack, looking a up afresh, has the
+ * new one: when they differ, once more 2 s later.  An attribute cached
+ * from before the failed open would still be served then (TTL 3600 s).
+ */
 static void trunc_check(const char *ub, const char *lb, int ret, int err, const char *how)
 {
-	char a[1100], b[1100];
-	struct stat su, sl;
-
 	if (ret >= 0)
 		close(ret);
 	MCT_EXPECT(ret < 0, "open(O_CREAT | O_TRUNC) of a with %s: it succeeded", how);
 	if (ret < 0)
 		mct_diag("open(O_CREAT | O_TRUNC) with %s: %s", how, strerror(err));
-	snprintf(b, sizeof(b), "%s/b", lb);
-	MCT_ASSERT(stat(b, &sl) == 0, "stat %s: %s", b, strerror(errno));
-	mct_diag("the lower's size of the file now: %lld", (long long)sl.st_size);
-	snprintf(b, sizeof(b), "%s/b", ub);
-	MCT_EXPECT(stat(b, &su) == 0 && su.st_size == sl.st_size,
-		   "after the failed truncating open (%s): stat of b through the stack says size %lld, the lower %lld",
-		   how, (long long)su.st_size, (long long)sl.st_size);
-	snprintf(a, sizeof(a), "%s/a", ub);
-	MCT_EXPECT(stat(a, &su) == 0 && su.st_size == sl.st_size,
-		   "after the failed truncating open (%s): stat of a through the stack: %s, size %lld, the lower %lld",
-		   how, strerror(errno), (long long)su.st_size, (long long)sl.st_size);
+	if (trunc_sizes(ub, lb, how, 0)) {
+		mct_diag("the stack and the lower differ: again in 2 s");
+		sleep(2);
+		trunc_sizes(ub, lb, how, 1);
+	}
 	rm_failed[0] = 0;
 	MCT_EXPECT(rm_tree(ub) == 0, "removing %s: %s", ub, rm_failed);
 }
