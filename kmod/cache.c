@@ -537,11 +537,29 @@ out_free:
  */
 void mc_entry_set(struct dentry *dentry, u8 state)
 {
+	mc_entry_set_until(dentry, state, U64_MAX);
+}
+
+/**
+ * mc_entry_set_until() - mc_entry_set(), trusted no later than @until
+ * @dentry: the upper dentry
+ * @state: MC_DS_POS or MC_DS_NEG
+ * @until: jiffies_64: the entry's deadline is the earlier of this and its
+ *	   TTL from now (an answer derived from older knowledge, such as a
+ *	   listing, lives no longer than that knowledge is trusted)
+ *
+ * Such an entry may expire before older ones in its list: the expiry pass
+ * (oldest first, up to the first fresh one) frees it later, but a use
+ * checks its deadline, so it is never served after @until.
+ */
+void mc_entry_set_until(struct dentry *dentry, u8 state, u64 until)
+{
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct mc_dentry *mcd = MC_D(dentry);
 	enum mc_cache c = mc_state_cache(state);
 	struct inode *vdir = NULL;
 	u32 ttl, hash = 0;
+	u64 deadline;
 	bool queued;
 	LIST_HEAD(put);
 
@@ -585,13 +603,14 @@ void mc_entry_set(struct dentry *dentry, u8 state)
 		return;
 	}
 	queued = false;
+	deadline = min(mc_deadline(ttl), until);
 	if (mcd->state == state) {
-		WRITE_ONCE(mcd->deadline, mc_deadline(ttl));
+		WRITE_ONCE(mcd->deadline, deadline);
 		list_move_tail(&mcd->node, &sbi->lru[c]);
 	} else {
 		mc_entry_unlist(sbi, mcd);
 		queued = mc_room_locked(sbi, c);
-		WRITE_ONCE(mcd->deadline, mc_deadline(ttl));
+		WRITE_ONCE(mcd->deadline, deadline);
 		list_add_tail(&mcd->node, &sbi->lru[c]);
 		sbi->nr[c]++;
 		/* Publishes @deadline with @state to RCU-walk. */

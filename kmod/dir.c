@@ -21,7 +21,8 @@
  * file's life, so telldir/seekdir/rewinddir work on large directories, and
  * entries added or removed meanwhile do not shift it.  Every local change
  * of the directory's entries drops the cached listing (mc_dir_changed()),
- * so a rewinddir or a new open shows it.
+ * so a rewinddir or a new open shows it.  The installed listing also
+ * answers lookups of names it does not have (mc_dir_lacks(), below).
  *
  * A directory opened while its listing is fresh is not opened on the lower
  * at all: nothing but readdir needs the lower file, and anything else that
@@ -41,8 +42,12 @@
 #define pr_fmt(fmt) "metacache: " fmt
 
 #include <linux/fs.h>
+#include <linux/log2.h>
+#include <linux/magic.h>
 #include <linux/namei.h>
+#include <linux/nfs_fs.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "metacache.h"
@@ -67,6 +72,7 @@ static void mc_dirsnap_release(struct kref *ref)
 		kfree(c);
 	}
 	kvfree(snap->ents);
+	kvfree(snap->hidx);
 	/* mc_dirsnap_get() may still be looking at it under RCU. */
 	call_rcu(&snap->rcu, mc_dirsnap_free_rcu);
 }
@@ -135,8 +141,219 @@ static bool mc_collect_actor(struct dir_context *ctx, const char *name,
 	return true;
 }
 
+/*
+ * Proving a name absent from a listing (mc_dir_lacks())
+ *
+ * A directory's fresh listing holds every name the lower listed, so a name
+ * that is not in it can be answered "no such file" without asking the
+ * lower, as rclone's and the kernel's own directory caches of other file
+ * systems do.  Only where a listing shows every name a lookup can find:
+ *
+ * - names compared byte for byte (NFS, local file systems).  A lower
+ *   whose dentries hash or compare names their own way (cifs "nocase",
+ *   vfat, casefolding), NFS exports that say they ignore case, and FUSE
+ *   (its server may do anything) are never answered from a listing;
+ * - SMB servers ignore case (Samba does too, for a client without the
+ *   POSIX extensions), and Windows also answers 8.3 short names, stream
+ *   names and names with trailing dots or spaces, none of them listed.
+ *   There, a name is only proved absent if it is plain ASCII without
+ *   those (mc_name_plain()), compared ignoring ASCII case, in a listing
+ *   of ASCII names only (an SMB server folds other letters too: a listed
+ *   "\u0131" may be found as "I");
+ * - snapshot directories that servers answer in every directory but do
+ *   not list (NetApp and Isilon ".snapshot", ZFS ".zfs", CephFS ".snap",
+ *   SMB "@GMT-..." tokens and "~snapshot") are always asked for.  A
+ *   server with another hidden name is covered by a policy rule that
+ *   turns the negative or the listing cache off for its directories
+ *   (Documentation/coherence.md).
+ */
+
+/* How the lower of @lower compares names (enum mc_names). */
+static u8 mc_names_of(const struct file *lower)
+{
+	const struct dentry *d = lower->f_path.dentry;
+	const struct super_block *sb = d->d_sb;
+
+	if (d->d_flags & (DCACHE_OP_HASH | DCACHE_OP_COMPARE))
+		return MC_NAMES_NONE;
+	switch (sb->s_magic) {
+	case NFS_SUPER_MAGIC:
+		return NFS_SB(sb)->caps & NFS_CAP_CASE_INSENSITIVE ?
+		       MC_NAMES_NONE : MC_NAMES_EXACT;
+	case CIFS_SUPER_MAGIC:
+	case SMB2_SUPER_MAGIC:
+		return MC_NAMES_ASCII_CI;
+	case FUSE_SUPER_MAGIC:
+		return MC_NAMES_NONE;
+	}
+	return MC_NAMES_EXACT;
+}
+
+/* FNV-1a of a name, ignoring ASCII case if @ci. */
+static u32 mc_name_hash(const char *name, u32 len, bool ci)
+{
+	u32 h = 0x811c9dc5;
+
+	while (len--) {
+		u8 c = *name++;
+
+		if (ci && c >= 'A' && c <= 'Z')
+			c += 'a' - 'A';
+		h = (h ^ c) * 0x01000193;
+	}
+	return h;
+}
+
+/* A name an SMB server answers only as listed (see above). */
+static bool mc_name_plain(const unsigned char *name, u32 len)
+{
+	u32 i;
+
+	if (!len || name[len - 1] == '.' || name[len - 1] == ' ')
+		return false;
+	for (i = 0; i < len; i++)
+		if (name[i] < 0x20 || name[i] > 0x7e ||
+		    strchr("\\:*?\"<>|~", name[i]))
+			return false;
+	return true;
+}
+
+/* A name servers answer in directories that do not list it (see above). */
+static bool mc_name_unlisted(const struct qstr *q)
+{
+	static const char * const hidden[] = {
+		".snapshot", ".snapshots", ".zfs", ".snap", "~snapshot",
+	};
+	u32 i;
+
+	if (q->len >= 5 && !memcmp(q->name, "@GMT-", 5))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(hidden); i++)
+		if (q->len == strlen(hidden[i]) &&
+		    !memcmp(q->name, hidden[i], q->len))
+			return true;
+	return false;
+}
+
+/*
+ * Hash the names of @snap for mc_dirsnap_has(), if @names allows proving
+ * one absent.  Return: 0, or -ENOMEM.
+ */
+static int mc_dirsnap_hash(struct mc_dirsnap *snap, u8 names)
+{
+	bool ci = names == MC_NAMES_ASCII_CI;
+	u32 i, size;
+
+	if (names == MC_NAMES_NONE)
+		return 0;
+	if (ci) {
+		for (i = 0; i < snap->nr; i++) {
+			const struct mc_dirent *e = snap->ents[i];
+			u32 j;
+
+			for (j = 0; j < e->len; j++)
+				if ((u8)e->name[j] > 0x7e)
+					return 0;
+		}
+	}
+	/* At most half full: short probe sequences. */
+	size = roundup_pow_of_two(max_t(u32, 2 * snap->nr, 4));
+	snap->hidx = kvcalloc(size, sizeof(*snap->hidx), GFP_KERNEL);
+	if (!snap->hidx)
+		return -ENOMEM;
+	snap->hmask = size - 1;
+	snap->names = names;
+	snap->bytes += size * sizeof(*snap->hidx);
+	for (i = 0; i < snap->nr; i++) {
+		const struct mc_dirent *e = snap->ents[i];
+		u32 h = mc_name_hash(e->name, e->len, ci) & snap->hmask;
+
+		while (snap->hidx[h])
+			h = (h + 1) & snap->hmask;
+		snap->hidx[h] = i + 1;
+	}
+	return 0;
+}
+
+/* Is @q one of the names of @snap (which has its hash, snap->hidx)? */
+static bool mc_dirsnap_has(const struct mc_dirsnap *snap,
+			   const struct qstr *q)
+{
+	bool ci = snap->names == MC_NAMES_ASCII_CI;
+	u32 h = mc_name_hash(q->name, q->len, ci) & snap->hmask;
+	u32 v;
+
+	while ((v = snap->hidx[h])) {
+		const struct mc_dirent *e = snap->ents[v - 1];
+
+		if (e->len == q->len &&
+		    (ci ? !strncasecmp(e->name, q->name, q->len) :
+			  !memcmp(e->name, q->name, q->len)))
+			return true;
+		h = (h + 1) & snap->hmask;
+	}
+	return false;
+}
+
+/**
+ * mc_dir_lacks() - does the parent's fresh listing prove a name absent?
+ * @dentry: the name being looked up (its parent's i_rwsem held)
+ * @until: set, when it does, to the jiffies_64 until which that holds: the
+ *	   listing's own deadline, and neg_ttl from when the listing was
+ *	   read (a negative entry is never trusted for longer than neg_ttl
+ *	   after the lower last said so, whatever it was learned from)
+ *
+ * See "Proving a name absent" above.  Every change of the directory's
+ * names through us drops its listing first (mc_dir_changed()), under the
+ * directory's i_rwsem held exclusively, so a listing seen here is at
+ * least as new as the last such change.  A name the lower dcache holds
+ * positive (created or found on the lower mount since) is asked for, as
+ * the other caches notice what the lower client knows.
+ *
+ * Return: true if the name can be answered as missing without the lower.
+ */
+bool mc_dir_lacks(struct dentry *dentry, u64 *until)
+{
+	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
+	const struct qstr *q = &dentry->d_name;
+	struct mc_dirsnap *snap;
+	bool lacks = false;
+	u64 limit;
+	u32 ttl;
+
+	ttl = mc_ttl(sbi, dentry, MC_CACHE_NEG);
+	if (!ttl || mc_name_unlisted(q))
+		return false;
+	snap = mc_dirsnap_get(dentry->d_parent);
+	if (!snap)
+		return false;
+	limit = snap->born + (u64)ttl * HZ;
+	if (snap->hidx && time_before64(get_jiffies_64(), limit) &&
+	    (snap->names != MC_NAMES_ASCII_CI || mc_name_plain(q->name, q->len)) &&
+	    !mc_dirsnap_has(snap, q)) {
+		*until = min(snap->deadline, limit);
+		lacks = true;
+	}
+	mc_dirsnap_put(snap);
+	if (lacks) {
+		struct qstr lname = QSTR_INIT(q->name, q->len);
+		struct dentry *lower;
+
+		lower = d_hash_and_lookup(mc_dentry_lower(dentry->d_parent),
+					  &lname);
+		if (IS_ERR(lower))
+			return false;
+		if (lower) {
+			if (d_really_is_positive(lower) && !d_unhashed(lower))
+				lacks = false;
+			dput(lower);
+		}
+	}
+	return lacks;
+}
+
 /* Index the entries: the position of an entry is its index. */
-static int mc_dirsnap_index(struct mc_dirsnap *snap)
+static int mc_dirsnap_index(struct mc_dirsnap *snap, u8 names)
 {
 	struct mc_dchunk *c;
 	u32 i = 0;
@@ -156,7 +373,7 @@ static int mc_dirsnap_index(struct mc_dirsnap *snap)
 			off += ALIGN(sizeof(*e) + e->len, 8);
 		}
 	}
-	return 0;
+	return mc_dirsnap_hash(snap, names);
 }
 
 /*
@@ -191,7 +408,7 @@ static struct mc_dirsnap *mc_dirsnap_read(struct mc_sb_info *sbi,
 	} while (!err && c.emitted && !c.toobig && !c.nomem);
 
 	if (!err && !c.toobig && !c.nomem)
-		err = mc_dirsnap_index(snap);
+		err = mc_dirsnap_index(snap, mc_names_of(lower));
 	else if (!err)
 		err = c.toobig ? -E2BIG : -ENOMEM;
 	if (err) {
@@ -334,6 +551,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 	struct file *lower, *tmp = NULL;
 	struct mc_dirsnap *snap;
 	u32 gen = mc_dir_gen(inode);
+	u64 born = get_jiffies_64();
 
 	if (!test_and_set_bit(MC_FILE_ITERATED, &mcf->flags)) {
 		lower = mc_file_lower_get(file);
@@ -366,6 +584,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 		return NULL;
 	}
 
+	snap->born = born;
 	snap->deadline = mc_deadline(mc_ttl(sbi, file->f_path.dentry,
 					    MC_CACHE_DIR));
 	mc_count_miss(sbi, MC_CACHE_DIR);

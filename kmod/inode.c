@@ -522,6 +522,8 @@ static int mc_get_child(struct dentry *lower_dir, struct dentry *dentry,
 	else
 		err = -ESTALE;
 	dput(fresh);
+	/* A listing may say otherwise: it must not answer lookups now. */
+	mc_dir_invalidate(d_inode(dentry->d_parent));
 	return err;
 }
 
@@ -1036,8 +1038,12 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	 * the lower has now.
 	 */
 	err = -EEXIST;
-	if ((flags & RENAME_NOREPLACE) && d_is_positive(new.lower))
+	if ((flags & RENAME_NOREPLACE) && d_is_positive(new.lower)) {
+		/* Made by another client: no older listing may deny it. */
+		if (d_really_is_negative(new_dentry))
+			mc_dir_invalidate(new_dir);
 		goto out_unlock;
+	}
 	err = -EINVAL;
 	if (old.lower == trap)
 		goto out_unlock;
@@ -1156,6 +1162,12 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 	if (IS_ERR(lower_file)) {
 		err = PTR_ERR(lower_file);
 		if (err == -ELOOP || err == -EISDIR) {
+			/*
+			 * The lower has the name: a listing without it (read
+			 * before another client made it) must not answer the
+			 * lookup below.
+			 */
+			mc_dir_invalidate(dir);
 			mc_put_lower_path(&lower_dir);
 			goto no_open;
 		}

@@ -329,6 +329,7 @@ struct mc_dchunk {
 struct mc_dirsnap {
 	struct kref ref;
 	u32 nr;				/* entries */
+	u64 born;			/* jiffies_64 before the lower was read */
 	u64 deadline;			/* jiffies_64 */
 	size_t bytes;			/* memory held */
 	struct mc_inode_info *owner;
@@ -336,6 +337,24 @@ struct mc_dirsnap {
 	struct rcu_head rcu;
 	struct mc_dchunk *chunks;
 	const struct mc_dirent **ents;
+	/*
+	 * The names, hashed (index + 1 of @ents, 0 = empty slot; open
+	 * addressing), to tell a name absent (mc_dir_lacks()); NULL when
+	 * this listing cannot, @names says how names compare.
+	 */
+	u32 *hidx;
+	u32 hmask;
+	u8 names;			/* enum mc_names */
+};
+
+/*
+ * enum mc_names - how the lower compares names, as far as a listing can
+ * prove one absent (dir.c, mc_dir_lacks()).
+ */
+enum mc_names {
+	MC_NAMES_NONE,		/* no proof: always ask the lower */
+	MC_NAMES_EXACT,		/* byte for byte */
+	MC_NAMES_ASCII_CI,	/* SMB: ignoring case; plain ASCII names only */
 };
 
 /*
@@ -768,6 +787,7 @@ bool mc_lower_put_defer(struct mc_sb_info *sbi, struct dentry *lower);
 void mc_lower_puts_drain(struct mc_sb_info *sbi);
 void mc_lower_quiesce(struct mc_sb_info *sbi);
 void mc_entry_set(struct dentry *dentry, u8 state);
+void mc_entry_set_until(struct dentry *dentry, u8 state, u64 until);
 void mc_entry_clear(struct dentry *dentry);
 bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 		 bool dont_sync, struct mc_attr *old);
@@ -846,6 +866,7 @@ long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 /* dir.c */
 extern const struct file_operations mc_dir_fops;
 void mc_dirsnap_put(struct mc_dirsnap *snap);
+bool mc_dir_lacks(struct dentry *dentry, u64 *until);
 
 /* xattr.c */
 extern const struct xattr_handler *mc_xattr_handlers[];

@@ -342,6 +342,12 @@ void mc_put_lower_path(struct path *lower_path)
  * cached: any other use looks it up again.  The VFS's checks of the target
  * (RENAME_NOREPLACE) are then made on the lower one by mc_rename().
  *
+ * A name that the directory's fresh listing proves absent (mc_dir_lacks())
+ * gets a negative entry without asking the lower, trusted no longer than
+ * that listing and neg_ttl from when it was read.  Not for lookups with
+ * an intent that must reach the lower (MC_ASK_LOWER: LOOKUP_REVAL, for
+ * one, the ESTALE retry).
+ *
  * Context: @dir's i_rwsem held shared.
  * Return: NULL, an alias of @dentry, or an ERR_PTR.
  */
@@ -357,6 +363,26 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 	if (flags & (LOOKUP_EXCL | LOOKUP_RENAME_TARGET)) {
 		err = mc_dentry_init(dentry, NULL);
 		return err ? ERR_PTR(err) : d_splice_alias(NULL, dentry);
+	}
+
+	/* A name the directory's fresh listing does not have (dir.c). */
+	if (!(flags & MC_ASK_LOWER)) {
+		u64 start = mc_served_begin();
+		u64 until;
+
+		if (mc_dir_lacks(dentry, &until)) {
+			err = mc_dentry_init(dentry, NULL);
+			if (err)
+				return ERR_PTR(err);
+			ret = d_splice_alias(NULL, dentry);
+			if (!IS_ERR(ret)) {
+				mc_count_hit(sbi, MC_CACHE_NEG);
+				mc_entry_set_until(ret ?: dentry, MC_DS_NEG,
+						   until);
+				mc_served(sbi, MC_OP_LOOKUP, start);
+			}
+			return ret;
+		}
 	}
 
 	/* The parent is a positive directory: its lower one is too (mc_rmdir). */

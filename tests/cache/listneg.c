@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * listneg: a directory's fresh cached listing answers "no such file" for
+ * the names it does not have, without asking the lower (dir.c,
+ * mc_dir_lacks()), and only where the lower could not find such a name.
+ *
+ * After a readdir through the stack has cached a directory's listing:
+ *  - stat()s of never-seen names not in it give ENOENT with no lower call,
+ *    counted as neg hits and avoided lookups;
+ *  - a name created through the stack afterwards is found at once, and so
+ *    is one created on the stack's lower mount itself (the lower dcache
+ *    has it);
+ *  - names that servers answer without listing them (".snapshot",
+ *    "@GMT-..." tokens) are asked of the lower;
+ *  - a name that differs only in case from a listed one gives what the
+ *    lower gives (cifs: Samba ignores case, so the file; nfs and tmpfs:
+ *    ENOENT); on cifs that lookup asks the lower;
+ *  - on cifs, a listing with a non-ASCII name answers nothing;
+ *  - open(O_CREAT) of a name the other client made a directory after the
+ *    listing was read gives what the lower gives (EISDIR), not ENOENT,
+ *    also when the stack had answered the name as missing before;
+ *  - a name that mkdir or rename(RENAME_NOREPLACE) found to exist (EEXIST:
+ *    the other client made it after the listing was read) is then found
+ *    by stat too;
+ *  - neg_ttl bounds the answer even when dir_ttl is longer: with
+ *    neg_ttl 2 s and dir_ttl 3600 s, a name the other client creates
+ *    after the listing was read shows through the stack no later than
+ *    2 s + 1 s + one poll after it shows on the lower client itself.
+ * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
+ */
+#include "cachelib.h"
+
+#define NMISS	20
+#define NEG_TTL	2
+#define POLL_MS	100
+
+/* Cache the listing of the test directory through the stack. */
+#define LIST()								\
+	do {								\
+		int __n = cl_count(c->up);				\
+		MCT_ASSERT(__n >= 0, "readdir %s: %s", c->up, strerror(-__n)); \
+	} while (0)
+
+#define MKFILE(path)							\
+	do {								\
+		int __r = cl_writefile((path), 10, 'a', 0644);		\
+		MCT_ASSERT(__r == 0, "create %s: %s", (path), strerror(-__r)); \
+	} while (0)
+
+static const char *err_str(int e)
+{
+	return e ? strerror(e) : "found";
+}
+
+CL_TEST(missing_names_from_listing)
+{
+	struct mcs s0, d;
+	char name[32];
+	int i, e;
+
+	CL_TTLS(3600);
+	MKFILE(UP("a"));
+	MKFILE(UP("b"));
+	cl_settle();
+	LIST();
+
+	CL_SNAP(&s0);
+	for (i = 0; i < NMISS; i++) {
+		cl_snp(name, sizeof(name), "zz%02d", i);
+		e = cl_lstat_err(UP(name), NULL);
+		MCT_EXPECT(e == ENOENT, "stat %s: %s, want ENOENT", name, err_str(e));
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("%d stats of unlisted names: lower calls: %s", NMISS, cl_calls(&d));
+	mct_diag("caches: %s", cl_caches(&d));
+	MCT_EXPECT(d.op[MCS_LOOKUP].calls == 0,
+		   "%d stats of names the cached listing lacks made lower lookups: %s",
+		   NMISS, cl_calls(&d));
+	MCT_EXPECT(d.cache[MCS_NEG].hits >= NMISS,
+		   "neg hits +%" PRIu64 " for %d names", d.cache[MCS_NEG].hits, NMISS);
+	MCT_EXPECT(mcs_avoided(&d, MCS_BIT(MCS_LOOKUP)) >= NMISS,
+		   "avoided lookups +%" PRIu64 " for %d names",
+		   mcs_avoided(&d, MCS_BIT(MCS_LOOKUP)), NMISS);
+
+	/* What is listed is still found, what the stack creates too. */
+	e = cl_lstat_err(UP("a"), NULL);
+	MCT_EXPECT(e == 0, "stat of a listed name: %s", strerror(e));
+	MKFILE(UP("zz00"));
+	e = cl_lstat_err(UP("zz00"), NULL);
+	MCT_EXPECT(e == 0, "stat of a name created through the stack after it was answered missing: %s",
+		   strerror(e));
+	MCT_EXPECT(mkdir(UP("zz01"), 0755) == 0, "mkdir zz01: %s", strerror(errno));
+	e = cl_lstat_err(UP("zz01"), NULL);
+	MCT_EXPECT(e == 0, "stat of a directory made through the stack: %s", strerror(e));
+	e = unlink(UP("zz02")) ? errno : 0;
+	MCT_EXPECT(e == ENOENT, "unlink of an unlisted name: %s, want ENOENT",
+		   e ? strerror(e) : "success");
+}
+
+CL_TEST(unlisted_names_ask_lower)
+{
+	static const char *const names[] = {
+		".snapshot", ".zfs", "@GMT-2026.01.01-00.00.00", "~snapshot",
+	};
+	struct mcs s0, d;
+	unsigned int i;
+	int e;
+
+	CL_TTLS(3600);
+	MKFILE(UP("a"));
+	cl_settle();
+	LIST();
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		CL_SNAP(&s0);
+		e = cl_lstat_err(UP(names[i]), NULL);
+		CL_SINCE(&d, &s0);
+		MCT_EXPECT(e == ENOENT, "stat %s: %s", names[i], err_str(e));
+		MCT_EXPECT(d.op[MCS_LOOKUP].calls >= 1 && d.cache[MCS_NEG].hits == 0,
+			   "stat of %s, a name servers answer without listing it, was answered from the listing: %s; %s",
+			   names[i], cl_calls(&d), cl_caches(&d));
+	}
+}
+
+CL_TEST(case_as_lower)
+{
+	struct mcs s0, d;
+	int eu, el;
+
+	CL_TTLS(3600);
+	MKFILE(UP("Mixed"));
+	cl_settle();
+	LIST();
+	CL_SNAP(&s0);
+	eu = cl_lstat_err(UP("MIXED"), NULL);
+	CL_SINCE(&d, &s0);
+	el = cl_lstat_err(LO("MIXED"), NULL);
+	mct_diag("MIXED next to a listed Mixed: stack %s, lower %s; lower calls: %s",
+		 err_str(eu), err_str(el), cl_calls(&d));
+	MCT_EXPECT(eu == el, "stat MIXED through the stack: %s, on the lower: %s",
+		   err_str(eu), err_str(el));
+	if (cl_fs("cifs"))
+		MCT_EXPECT(d.op[MCS_LOOKUP].calls >= 1,
+			   "on cifs a name differing in case from a listed one must be asked of the lower: %s",
+			   cl_calls(&d));
+	else
+		MCT_EXPECT(d.op[MCS_LOOKUP].calls == 0,
+			   "a name differing in case was not answered from the listing: %s",
+			   cl_calls(&d));
+}
+
+CL_TEST(cifs_non_ascii_listing)
+{
+	struct mcs s0, d;
+	int e;
+
+	CL_TTLS(3600);
+	MKFILE(UP("caf\xc3\xa9"));
+	cl_settle();
+	LIST();
+	CL_SNAP(&s0);
+	e = cl_lstat_err(UP("zz"), NULL);
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(e == ENOENT, "stat zz: %s", err_str(e));
+	if (cl_fs("cifs"))
+		MCT_EXPECT(d.op[MCS_LOOKUP].calls >= 1,
+			   "on cifs a listing with a non-ASCII name answered a lookup: %s",
+			   cl_calls(&d));
+	else
+		MCT_EXPECT(d.op[MCS_LOOKUP].calls == 0,
+			   "a listing with a non-ASCII name did not answer a lookup: %s",
+			   cl_calls(&d));
+}
+
+CL_TEST(lower_mount_create_seen)
+{
+	int e;
+
+	CL_TTLS(3600);
+	MKFILE(UP("a"));
+	cl_settle();
+	LIST();
+	MKFILE(LO("direct"));
+	e = cl_lstat_err(UP("direct"), NULL);
+	MCT_EXPECT(e == 0, "stat of a file created on the lower mount of this machine after the listing: %s (the lower client knows it)",
+		   err_str(e));
+}
+
+/* open(O_CREAT|O_WRONLY): 0 or errno. */
+static int creat_err(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+CL_TEST(creat_over_other_clients_dir)
+{
+	int e, eu, el;
+
+	CL_TTLS(3600);
+	MKFILE(UP("a"));
+	cl_settle();
+	LIST();
+	/* d1: never looked up; d2: answered missing first */
+	e = cl_lstat_err(UP("d2"), NULL);
+	MCT_ASSERT(e == ENOENT, "stat d2 before: %s", err_str(e));
+	MCT_ASSERT(mkdir(LO2("d1"), 0755) == 0, "the other client's mkdir d1: %s", strerror(errno));
+	MCT_ASSERT(mkdir(LO2("d2"), 0755) == 0, "the other client's mkdir d2: %s", strerror(errno));
+
+	eu = creat_err(UP("d1"));
+	el = creat_err(LO("d1"));
+	MCT_EXPECT(eu == el, "open(O_CREAT) of d1, a directory the other client made after the listing: stack %s, lower %s",
+		   err_str(eu), err_str(el));
+	eu = creat_err(UP("d2"));
+	el = creat_err(LO("d2"));
+	MCT_EXPECT(eu == el, "open(O_CREAT) of d2, answered missing before the other client made it a directory: stack %s, lower %s",
+		   err_str(eu), err_str(el));
+	e = cl_lstat_err(UP("d1"), NULL);
+	MCT_EXPECT(e == 0, "stat d1 through the stack after that: %s", err_str(e));
+}
+
+CL_TEST(eexist_drops_listing)
+{
+	int e, fd;
+
+	CL_TTLS(3600);
+	MKFILE(UP("a"));
+	cl_settle();
+	LIST();
+	fd = open(LO2("x"), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	MCT_ASSERT(fd >= 0, "the other client's create: %s", strerror(errno));
+	close(fd);
+	e = mkdir(UP("x"), 0755) ? errno : 0;
+	MCT_EXPECT(e == EEXIST, "mkdir over the other client's new file: %s, want EEXIST",
+		   e ? strerror(e) : "success");
+	e = cl_lstat_err(UP("x"), NULL);
+	MCT_EXPECT(e == 0, "stat of the name mkdir just found to exist: %s (the listing from before answered)",
+		   err_str(e));
+
+	LIST();
+	fd = open(LO2("t"), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	MCT_ASSERT(fd >= 0, "the other client's create: %s", strerror(errno));
+	close(fd);
+	e = renameat2(AT_FDCWD, UP("a"), AT_FDCWD, UP("t"), RENAME_NOREPLACE) ? errno : 0;
+	if (e == EINVAL) {	/* NFS has no RENAME_NOREPLACE */
+		mct_diag("rename(RENAME_NOREPLACE): %s: not checked here", strerror(e));
+		return;
+	}
+	MCT_EXPECT(e == EEXIST, "rename(RENAME_NOREPLACE) onto the other client's new file: %s, want EEXIST",
+		   e ? strerror(e) : "success");
+	e = cl_lstat_err(UP("t"), NULL);
+	MCT_EXPECT(e == 0, "stat of the name the rename just found to exist: %s (the listing from before answered)",
+		   err_str(e));
+}
+
+CL_TEST(neg_ttl_bounds_listing)
+{
+	struct cl_probe p;
+	struct mcs s0, d;
+	double itmax, slack;
+	int fd, e;
+
+	CL_REMOUNT("entry_ttl=3600,neg_ttl=2,attr_ttl=3600,dir_ttl=3600");
+	MKFILE(UP("a"));
+	cl_settle();
+	cl_count(c->lo2);	/* the other client knows the directory */
+	LIST();
+	CL_SNAP(&s0);
+	e = cl_lstat_err(UP("new"), NULL);
+	CL_SINCE(&d, &s0);
+	MCT_ASSERT(e == ENOENT, "stat new before: %s", err_str(e));
+	MCT_EXPECT(d.op[MCS_LOOKUP].calls == 0,
+		   "the listing did not answer: the test would not test it: %s", cl_calls(&d));
+
+	memset(&p, 0, sizeof(p));
+	p.cache = "neg";
+	p.kind = CL_P_EXISTS;
+	cl_snp(p.what, sizeof(p.what), "create by the other client");
+	cl_snp(p.rel, sizeof(p.rel), "new");
+	fd = open(LO2("new"), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	MCT_ASSERT(fd >= 0, "the other client's create: %s", strerror(errno));
+	close(fd);
+	p.t_change = cl_now();
+	itmax = cl_poll(&p, 1, c->up, c->lo, cl_lower_wait(), NEG_TTL + 1.0, POLL_MS);
+	slack = NEG_TTL + 1.0 + itmax;
+	mct_diag("create by the other client: lower %s, stack %s (bound: lower + %.2f s)",
+		 cl_secs(p.lo), cl_secs(p.up), slack);
+	if (p.lo < 0)
+		MCT_SKIP("the lower itself did not show the other client's create within %.0f s",
+			 cl_lower_wait());
+	MCT_EXPECT(p.up >= 0 && p.up <= p.lo + slack,
+		   "a name the other client created showed through the stack after %s, on the lower after %.2f s: more than neg_ttl %d s + 1 s + poll %.2f s later (dir_ttl 3600 s)",
+		   cl_secs(p.up), p.lo, NEG_TTL, itmax);
+}
+
+CL_MAIN()
