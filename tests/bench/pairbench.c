@@ -29,6 +29,10 @@
  *           the files are spread over directories of --per-dir
  *           (N / 10: ten pairs a round)
  *   cycle   create + write BYTES + close + unlink of a new file
+ *   negls   stat of a missing name never looked up before, in a directory
+ *           just listed (each side's directories read once, untimed,
+ *           before the round): metacache answers it from the listing
+ *           (Documentation/coherence.md), the lower client asks its server
  *
  * --other-stack: STACK is another stacked file system over LOWER, not
  * metacache (overlayfs with LOWER as its only, read-only layer): what
@@ -81,13 +85,16 @@
 #define MAX_ROUNDS	100
 #define MAX_CTR		128
 
-enum { P_STAT, P_NEG, P_LS, P_CYCLE, P_NR };
-static const char *const p_names[P_NR] = { "stat", "neg", "ls", "cycle" };
+enum { P_STAT, P_NEG, P_LS, P_CYCLE, P_NEGLS, P_NR };
+static const char *const p_names[P_NR] = {
+	"stat", "neg", "ls", "cycle", "negls",
+};
 static const char *const p_what[P_NR] = {
 	"stat, first time (cold)",
 	"stat of a never-seen missing name",
 	"ls -l per entry, first time (cold)",
 	"create+write+close+unlink",
+	"the same, in a directory just listed",
 };
 
 static struct {
@@ -431,14 +438,15 @@ static uint64_t op_stat(int side, long i)
 
 static long neg_round;
 
-static uint64_t op_neg(int side, long i)
+/* @prefix 'n' (neg) or 'm' (negls): never the same names. */
+static uint64_t op_neg(int side, long i, char prefix)
 {
 	char p[PATH_MAX + 64], rel[64];
 	struct stat st;
 	uint64_t t;
 	int r;
 
-	mcs_snp(rel, sizeof(rel), "n%02ld_%%06ld", neg_round);
+	mcs_snp(rel, sizeof(rel), "%c%02ld_%%06ld", prefix, neg_round);
 	path(p, sizeof(p), side, "d%03ld/", i / opt.per_dir, 0);
 	mcs_snp(p + strlen(p), sizeof(p) - strlen(p), rel, i);
 	t = now_ns();
@@ -529,7 +537,9 @@ static uint64_t run_op(int ph, int side, long i)
 	case P_STAT:
 		return op_stat(side, i);
 	case P_NEG:
-		return op_neg(side, i);
+		return op_neg(side, i, 'n');
+	case P_NEGLS:
+		return op_neg(side, i, 'm');
 	case P_LS: {
 		uint64_t t = op_ls(side, i);
 
@@ -541,12 +551,35 @@ static uint64_t run_op(int ph, int side, long i)
 	}
 }
 
+/* Read every directory of both sides once (negls). */
+static void list_dirs(void)
+{
+	char p[PATH_MAX + 64];
+	long d;
+	int s;
+
+	for (s = 0; s < 2; s++)
+		for (d = 0; d < ndirs; d++) {
+			DIR *dp;
+
+			path(p, sizeof(p), s, "d%03ld", d, 0);
+			dp = opendir(p);
+			if (!dp)
+				die("opendir %s: %s", p, strerror(errno));
+			while (readdir(dp))
+				;
+			closedir(dp);
+		}
+}
+
 static void phase_prepare(int ph, long round)
 {
 	neg_round = round;
 	cycle_round = round;
 	if (ph == P_STAT || ph == P_LS)
 		cold();
+	if (ph == P_NEGLS)
+		list_dirs();
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -655,7 +688,7 @@ static void usage(FILE *f)
 		   "                 [--rounds R] [--cycles C] [--size BYTES] [--ops LIST]\n"
 		   "                 [--cold-wait MS] [--no-count] [--tsv FILE] [--label TEXT]\n"
 		   "                 [--other-stack]\n"
-		   "  LIST: comma-separated stat,neg,ls,cycle (default: all)\n"
+		   "  LIST: comma-separated stat,neg,ls,cycle,negls (default: all)\n"
 		   "  --other-stack: STACK is another stacked file system over LOWER\n"
 		   "                 (overlayfs, say: the cost of stacking alone)\n");
 }
@@ -744,7 +777,7 @@ int main(int argc, char **argv)
 				for (ph = 0; ph < P_NR && strcmp(tok, p_names[ph]); ph++)
 					;
 				if (ph == P_NR)
-					die("--ops: unknown phase '%s' (stat, neg, ls, cycle)", tok);
+					die("--ops: unknown phase '%s' (stat, neg, ls, cycle, negls)", tok);
 				opt.ops |= 1u << ph;
 			}
 			free(s);
