@@ -23,7 +23,8 @@
  *
  * Phases (--ops, comma-separated; all by default):
  *   stat    stat of every file, first time after making caches cold
- *   neg     stat of a missing name never looked up before (ENOENT)
+ *   neg     stat of a missing name never looked up before (ENOENT), in
+ *           a directory nothing lists
  *   ls      ls -l of every directory (readdir + lstat of each entry;
  *           one op = one entry), first time after making caches cold;
  *           the files are spread over directories of --per-dir
@@ -373,6 +374,10 @@ static void setup(void)
 			mcs_snp(p, sizeof(p), "%s/%c/d%03ld", wl, s ? 'b' : 'a', d);
 			if (mkdir(p, 0755))
 				die("mkdir %s: %s", p, strerror(errno));
+			/* neg's directories: never listed (see op_neg()) */
+			mcs_snp(p, sizeof(p), "%s/%c/n%03ld", wl, s ? 'b' : 'a', d);
+			if (mkdir(p, 0755))
+				die("mkdir %s: %s", p, strerror(errno));
 		}
 		for (i = 0; i < opt.files; i++) {
 			mcs_snp(p, sizeof(p), "%s/%c/d%03ld/f%06ld", wl, s ? 'b' : 'a',
@@ -438,16 +443,20 @@ static uint64_t op_stat(int side, long i)
 
 static long neg_round;
 
-/* @prefix 'n' (neg) or 'm' (negls): never the same names. */
-static uint64_t op_neg(int side, long i, char prefix)
+/*
+ * neg: in directories n000... that nothing lists, so that no phase run
+ * before (ls, negls) leaves a listing that metacache could answer from;
+ * negls: in the directories d000... of the files, just listed.
+ */
+static uint64_t op_neg(int side, long i, int listed)
 {
 	char p[PATH_MAX + 64], rel[64];
 	struct stat st;
 	uint64_t t;
 	int r;
 
-	mcs_snp(rel, sizeof(rel), "%c%02ld_%%06ld", prefix, neg_round);
-	path(p, sizeof(p), side, "d%03ld/", i / opt.per_dir, 0);
+	mcs_snp(rel, sizeof(rel), "%c%02ld_%%06ld", listed ? 'm' : 'n', neg_round);
+	path(p, sizeof(p), side, listed ? "d%03ld/" : "n%03ld/", i / opt.per_dir, 0);
 	mcs_snp(p + strlen(p), sizeof(p) - strlen(p), rel, i);
 	t = now_ns();
 	r = stat(p, &st);
@@ -537,9 +546,9 @@ static uint64_t run_op(int ph, int side, long i)
 	case P_STAT:
 		return op_stat(side, i);
 	case P_NEG:
-		return op_neg(side, i, 'n');
+		return op_neg(side, i, 0);
 	case P_NEGLS:
-		return op_neg(side, i, 'm');
+		return op_neg(side, i, 1);
 	case P_LS: {
 		uint64_t t = op_ls(side, i);
 
