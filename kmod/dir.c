@@ -30,9 +30,11 @@
  * cannot answer) opens it then, with the opener's credentials
  * (mc_file_lower_get()).
  *
- * Not cached: a removed directory (read below as the lower shows it); a
- * listing larger than MC_DIRSNAP_MAX entries or half of max_entries (then
- * not tried again for dir_ttl); a listing the lower could not give whole;
+ * Not cached: anything on a lower that lists each user his own names
+ * (cifs multiuser: mc_sb_info::per_user_views); a removed directory (read
+ * below as the lower shows it); a listing larger than MC_DIRSNAP_MAX
+ * entries or half of max_entries (then not tried again for dir_ttl); a
+ * listing the lower could not give whole;
  * a listing with a name that may vanish without a call through us (a file
  * unlinked while in use, which SMB lists as "delete pending" and NFS as
  * .nfsXXXX until its last close: struct mc_vanish), which would outlive
@@ -613,7 +615,8 @@ static void mc_dir_select(struct file *file)
 		mc_dirsnap_put(mcf->snap);
 		mcf->snap = NULL;
 	}
-	if (!mc_ttl(sbi, dentry, MC_CACHE_DIR) || IS_DEADDIR(inode))
+	if (!mc_ttl(sbi, dentry, MC_CACHE_DIR) || IS_DEADDIR(inode) ||
+	    sbi->per_user_views)
 		return;
 	snap = mc_dirsnap_get(dentry);
 	if (snap) {

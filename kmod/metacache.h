@@ -203,6 +203,12 @@ struct mc_sb_info {
 	struct path lower_path;
 	/* mnt_user_ns(lower_path.mnt): lives as long as lower_path.mnt. */
 	struct user_namespace *lower_userns;
+	/*
+	 * The lower may list each user other names (super.c,
+	 * mc_lower_per_user()): no listing is cached.  Set before the
+	 * mount is published, constant after.
+	 */
+	bool per_user_views;
 	/* From mc_mount_ida, >= 1, stable for the mount's life (0: none). */
 	u32 id;
 	/* On mc_mounts, protected by mc_mounts_lock. */

@@ -18,12 +18,14 @@
 #include <linux/fs_parser.h>
 #include <linux/idr.h>
 #include <linux/kernel.h>
+#include <linux/magic.h>
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
+#include <linux/string.h>
 
 #include "metacache.h"
 #include "ctl.h"
@@ -282,6 +284,39 @@ static void mc_free_sbi(struct mc_sb_info *sbi)
 	kfree(sbi);
 }
 
+/*
+ * Does the lower list each local user what that user may see?  A cifs
+ * mount with "multiuser" sends each user's requests with the user's own
+ * credentials, and a server with access-based enumeration (Windows ABE,
+ * Samba "hide unreadable") lists to each only what it lets him read: one
+ * user's listing must answer neither another's readdir nor, by its
+ * absences, his lookups.  cifs exports no way to ask but its mount
+ * options, which its ->show_options() writes into a seq_file (buffer
+ * operations only, nothing else of the seq_file is used).  If they cannot
+ * be read whole, assume it does.
+ */
+static bool mc_lower_per_user(const struct path *lower)
+{
+	struct super_block *lsb = lower->dentry->d_sb;
+	struct seq_file m = { .size = PAGE_SIZE };
+	bool per_user = true;
+
+	if (lsb->s_magic != CIFS_SUPER_MAGIC && lsb->s_magic != SMB2_SUPER_MAGIC)
+		return false;
+	if (!lsb->s_op->show_options)
+		return true;
+	m.buf = kmalloc(m.size, GFP_KERNEL);
+	if (!m.buf)
+		return true;
+	if (!lsb->s_op->show_options(&m, lower->mnt->mnt_root) &&
+	    m.count < m.size) {
+		m.buf[m.count] = '\0';
+		per_user = strstr(m.buf, ",multiuser") != NULL;
+	}
+	kfree(m.buf);
+	return per_user;
+}
+
 static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct mc_fs_context *ctx = fc->fs_private;
@@ -338,6 +373,10 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (sb->s_stack_depth > FILESYSTEM_MAX_STACK_DEPTH)
 		return invalfc(fc, "maximum file system stacking depth exceeded");
 	sbi->lower_userns = mnt_user_ns(sbi->lower_path.mnt);
+	sbi->per_user_views = mc_lower_per_user(&sbi->lower_path);
+	if (sbi->per_user_views)
+		pr_info("%s: the lower lists each user his own names (cifs multiuser): no listing is cached\n",
+			fc->source);
 
 	sb->s_magic = METACACHE_SUPER_MAGIC;
 	sb->s_maxbytes = lower_sb->s_maxbytes;

@@ -15,7 +15,8 @@
  *  - a name that differs only in case from a listed one gives what the
  *    lower gives (cifs: Samba ignores case, so the file; nfs and tmpfs:
  *    ENOENT); on cifs that lookup asks the lower;
- *  - on cifs, a listing with a non-ASCII name answers nothing;
+ *  - on cifs, a listing with a non-ASCII name answers nothing, and on a
+ *    cifs "multiuser" mount no listing is cached at all;
  *  - open(O_CREAT) of a name the other client made a directory after the
  *    listing was read gives what the lower gives (EISDIR), not ENOENT,
  *    also when the stack had answered the name as missing before;
@@ -294,6 +295,95 @@ CL_TEST(neg_ttl_bounds_listing)
 	MCT_EXPECT(p.up >= 0 && p.up <= p.lo + slack,
 		   "a name the other client created showed through the stack after %s, on the lower after %.2f s: more than neg_ttl %d s + 1 s + poll %.2f s later (dir_ttl 3600 s)",
 		   cl_secs(p.up), p.lo, NEG_TTL, itmax);
+}
+
+/* The source ("//host/share") of the mount on DIR, from /proc/self/mounts. */
+static int mount_source(const char *dir, char *src, size_t len)
+{
+	char line[4096], dev[1024], mnt[PATH_MAX];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%1023s %4095s", dev, mnt) == 2 && !strcmp(mnt, dir)) {
+			cl_snp(src, len, "%s", dev);
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+/*
+ * On a cifs "multiuser" mount each user is listed what the server shows
+ * him (access-based enumeration): no listing is cached, so none answers
+ * another user's readdir or lookup.  Root alone can show it: a second
+ * readdir reaches the lower, and so does a missing name after a listing.
+ */
+CL_TEST(cifs_multiuser_no_listing)
+{
+	char src[1024], low[PATH_MAX], up[PATH_MAX], cmd[3 * PATH_MAX], p[PATH_MAX];
+	struct mcs_mount mm;
+	struct mcs s0, d;
+	int mounted = 0, e;
+
+	if (!cl_fs("cifs"))
+		MCT_SKIP("a cifs multiuser mount: cifs only");
+	MCT_ASSERT(mount_source(cl.lower, src, sizeof(src)), "no mount on %s in /proc/self/mounts",
+		   cl.lower);
+	cl_snp(low, sizeof(low), "/tmp/listneg-mu-lower.%d", getpid());
+	cl_snp(up, sizeof(up), "/tmp/listneg-mu-up.%d", getpid());
+	MCT_ASSERT(!mkdir(low, 0755) && !mkdir(up, 0755), "mkdir: %s", strerror(errno));
+	cl_snp(cmd, sizeof(cmd), "mount -t cifs '%s' %s -o guest,vers=3.1.1,multiuser,nosharesock",
+	       src, low);
+	if (system(cmd)) {
+		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
+		goto out;
+	}
+	mounted = 1;
+	cl_snp(cmd, sizeof(cmd), "mount -t metacache %s %s", low, up);
+	if (system(cmd)) {
+		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
+		goto out;
+	}
+	mounted = 2;
+	e = mcs_open(&mm, up, NULL, 0);
+	if (e) {
+		mct_fail_at(__FILE__, __LINE__, "metacache debugfs of %s: %s", up, strerror(-e));
+		goto out;
+	}
+	cl_snp(p, sizeof(p), "%s/%s", up, c->rel);
+	cl_count(p);
+	if (mcs_read(&mm, &s0)) {
+		mct_fail_at(__FILE__, __LINE__, "read %s/stats", mm.dir);
+		goto out;
+	}
+	cl_count(p);
+	cl_snp(p, sizeof(p), "%s/%s/zz", up, c->rel);
+	e = cl_lstat_err(p, NULL);
+	if (!mcs_read(&mm, &d)) {
+		struct mcs now = d;
+
+		mcs_sub(&d, &now, &s0);
+		mct_diag("second readdir and a missing name on the multiuser mount: lower calls: %s; %s",
+			 cl_calls(&d), cl_caches(&d));
+		MCT_EXPECT(d.op[MCS_READDIR].calls >= 1 && d.cache[MCS_DIR].hits == 0,
+			   "a listing was cached on a cifs multiuser mount: %s; %s",
+			   cl_calls(&d), cl_caches(&d));
+		MCT_EXPECT(e == ENOENT && d.op[MCS_LOOKUP].calls >= 1,
+			   "a missing name on a cifs multiuser mount: %s, lower calls %s",
+			   err_str(e), cl_calls(&d));
+	} else {
+		mct_fail_at(__FILE__, __LINE__, "read %s/stats", mm.dir);
+	}
+out:
+	if (mounted >= 2 && umount(up))
+		mct_diag("umount %s: %s", up, strerror(errno));
+	if (mounted >= 1 && umount(low))
+		mct_diag("umount %s: %s", low, strerror(errno));
+	rmdir(up);
+	rmdir(low);
 }
 
 CL_MAIN()
