@@ -604,6 +604,9 @@ void mc_entry_set_until(struct dentry *dentry, u8 state, u64 until)
 	}
 	queued = false;
 	deadline = min(mc_deadline(ttl), until);
+	WRITE_ONCE(mcd->uid, current_fsuid());
+	/* Pairs with mc_entry_fresh(): a new deadline comes with its user. */
+	smp_wmb();
 	if (mcd->state == state) {
 		WRITE_ONCE(mcd->deadline, deadline);
 		list_move_tail(&mcd->node, &sbi->lru[c]);
@@ -1255,6 +1258,7 @@ bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 	struct mc_attr a;
 	unsigned int seq;
 	u64 deadline;
+	kuid_t uid;
 	u32 req;
 
 	old->result_mask = 0;
@@ -1263,10 +1267,11 @@ bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 	do {
 		seq = read_seqbegin(&mi->attr_lock);
 		req = mi->attr_req;
+		uid = mi->attr_uid;
 		deadline = mi->attr_deadline;
 		a = mi->attr;
 	} while (read_seqretry(&mi->attr_lock, seq));
-	if (!req)
+	if (!req || !mc_for_user(sbi, uid))
 		return false;
 	*old = a;
 	if (!mc_attr_mask_covers(sbi, req, mask, &strip_btime) ||
@@ -1337,6 +1342,7 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 			atomic_long_inc(&sbi->nr_attr);
 		mi->attr = a;
 		mi->attr_req = req ?: STATX_TYPE;
+		mi->attr_uid = current_fsuid();
 		mi->attr_deadline = mc_deadline(ttl);
 	}
 	write_sequnlock(&mi->attr_lock);
@@ -1677,6 +1683,7 @@ const char *mc_link_get(struct inode *inode, struct dentry *dentry,
 	rcu_read_lock();
 	link = rcu_dereference(MC_I(inode)->link);
 	if (link && mc_fresh(link->deadline, ttl) &&
+	    mc_for_user(MC_SB(inode->i_sb), link->uid) &&
 	    refcount_inc_not_zero(&link->ref)) {
 		set_delayed_call(done, mc_link_put_cb, link);
 		target = link->target;
@@ -1704,6 +1711,7 @@ void mc_link_store(struct inode *inode, struct dentry *dentry,
 	if (!link)
 		return;
 	refcount_set(&link->ref, 1);
+	link->uid = current_fsuid();
 	link->deadline = mc_deadline(ttl);
 	memcpy(link->target, target, len + 1);
 	mc_link_put(unrcu_pointer(xchg(&MC_I(inode)->link,

@@ -204,9 +204,12 @@ struct mc_sb_info {
 	/* mnt_user_ns(lower_path.mnt): lives as long as lower_path.mnt. */
 	struct user_namespace *lower_userns;
 	/*
-	 * The lower may list each user other names (super.c,
-	 * mc_lower_per_user()): no listing is cached.  Set before the
-	 * mount is published, constant after.
+	 * The lower answers each user with his own credentials and may
+	 * show each user other names and objects (super.c,
+	 * mc_lower_per_user()): no listing is cached, and an entry,
+	 * attributes or a symlink target serve only the user whose lower
+	 * call cached them (mc_for_user()).  Set before the mount is
+	 * published, constant after.
 	 */
 	bool per_user_views;
 	/* From mc_mount_ida, >= 1, stable for the mount's life (0: none). */
@@ -382,6 +385,7 @@ struct mc_vanish {
 /* A cached symlink target (cache.c). */
 struct mc_link {
 	refcount_t ref;
+	kuid_t uid;			/* whose get_link read it */
 	u64 deadline;			/* jiffies_64 */
 	struct rcu_head rcu;
 	char target[];
@@ -421,6 +425,7 @@ struct mc_inode_info {
 	seqlock_t attr_lock;		/* protects @attr_* and @attr */
 	u32 attr_gen;
 	u32 attr_req;
+	kuid_t attr_uid;		/* whose lower getattr it was */
 	u64 attr_deadline;
 	struct mc_attr attr;
 
@@ -477,13 +482,17 @@ struct mc_inode_info {
  * @state, @node (and the meaning of @deadline) are protected by
  * mc_sb_info::cache_lock; RCU-walk reads @state (smp_load_acquire) and
  * @deadline (READ_ONCE, written before @state) locklessly.  @deadline is
- * the jiffies_64 until which the entry is fresh.
+ * the jiffies_64 until which the entry is fresh.  @uid, written under
+ * cache_lock before @deadline (smp_wmb()), is the user whose lower call
+ * (or change) set @deadline: on a mount with per_user_views only he is
+ * served from the entry (mc_for_user()).
  *
  * Freed after an RCU grace period: RCU-walk may read it.  @node is unused
  * by then, so it shares memory with @rcu.
  */
 struct mc_dentry {
 	spinlock_t lock;		/* protects @lower, see above */
+	kuid_t uid;			/* fsuid that last set @deadline */
 	u8 state;			/* MC_DS_* */
 	struct dentry *lower;		/* counted reference, or NULL */
 	struct dentry *dentry;		/* ours, for the lists */
@@ -542,6 +551,17 @@ static inline u8 mc_dstate(const struct mc_dentry *mcd)
 static inline struct mc_sb_info *MC_SB(const struct super_block *sb)
 {
 	return sb->s_fs_info;
+}
+
+/*
+ * May the caller be answered from what a lower call made by @uid cached?
+ * Always, unless the lower answers each user with his own credentials
+ * (mc_sb_info::per_user_views, cifs multiuser): then only @uid himself,
+ * as cifs picks the server session by fsuid.  RCU-walk safe.
+ */
+static inline bool mc_for_user(const struct mc_sb_info *sbi, kuid_t uid)
+{
+	return !sbi->per_user_views || uid_eq(uid, current_fsuid());
 }
 
 static inline struct mc_inode_info *MC_I(const struct inode *inode)

@@ -482,6 +482,10 @@ static bool mc_entry_fresh(struct mc_sb_info *sbi, struct dentry *dentry,
 		*expired = true;
 		return false;
 	}
+	/* Pairs with mc_entry_set_until(): the user of that deadline. */
+	smp_rmb();
+	if (!mc_for_user(sbi, READ_ONCE(mcd->uid)))
+		return false;
 	lower = READ_ONCE(mcd->lower);
 	if (lower) {
 		if (d_unhashed(lower) ||

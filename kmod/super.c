@@ -290,10 +290,12 @@ static void mc_free_sbi(struct mc_sb_info *sbi)
  * credentials, and a server with access-based enumeration (Windows ABE,
  * Samba "hide unreadable") lists to each only what it lets him read: one
  * user's listing must answer neither another's readdir nor, by its
- * absences, his lookups.  cifs exports no way to ask but its mount
- * options, which its ->show_options() writes into a seq_file (buffer
- * operations only, nothing else of the seq_file is used).  If they cannot
- * be read whole, assume it does.
+ * absences, his lookups.  Nor may what the server told one user about a
+ * name or a file (it exists, its attributes, a symlink's target) answer
+ * another, whom the server may refuse (mc_for_user()).  cifs exports no
+ * way to ask but its mount options, which its ->show_options() writes
+ * into a seq_file (buffer operations only, nothing else of the seq_file
+ * is used).  If they cannot be read whole, assume it does.
  */
 static bool mc_lower_per_user(const struct path *lower)
 {
@@ -375,7 +377,7 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->lower_userns = mnt_user_ns(sbi->lower_path.mnt);
 	sbi->per_user_views = mc_lower_per_user(&sbi->lower_path);
 	if (sbi->per_user_views)
-		pr_info("%s: the lower lists each user his own names (cifs multiuser): no listing is cached\n",
+		pr_info("%s: the lower answers each user with his own credentials (cifs multiuser): no listing is cached, and what is cached serves only the user who asked\n",
 			fc->source);
 
 	sb->s_magic = METACACHE_SUPER_MAGIC;

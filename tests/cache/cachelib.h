@@ -382,6 +382,25 @@ static inline int cl_count(const char *dir)
 	return n;
 }
 
+/* The source ("//host/share") of the mount on DIR (the last one), from
+ * /proc/self/mounts: 1 if found. */
+static inline int cl_mount_source(const char *dir, char *src, size_t len)
+{
+	char line[4096], dev[1024], mnt[PATH_MAX];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%1023s %4095s", dev, mnt) == 2 && !strcmp(mnt, dir)) {
+			cl_snp(src, len, "%s", dev);
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
 /* stat errno: 0 when it exists, else errno. */
 static inline int cl_lstat_err(const char *path, struct stat *st)
 {

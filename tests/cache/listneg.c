@@ -297,24 +297,6 @@ CL_TEST(neg_ttl_bounds_listing)
 		   cl_secs(p.up), p.lo, NEG_TTL, itmax);
 }
 
-/* The source ("//host/share") of the mount on DIR, from /proc/self/mounts. */
-static int mount_source(const char *dir, char *src, size_t len)
-{
-	char line[4096], dev[1024], mnt[PATH_MAX];
-	FILE *f = fopen("/proc/self/mounts", "r");
-	int found = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%1023s %4095s", dev, mnt) == 2 && !strcmp(mnt, dir)) {
-			cl_snp(src, len, "%s", dev);
-			found = 1;
-		}
-	fclose(f);
-	return found;
-}
-
 /*
  * On a cifs "multiuser" mount each user is listed what the server shows
  * him (access-based enumeration): no listing is cached, so none answers
@@ -330,7 +312,7 @@ CL_TEST(cifs_multiuser_no_listing)
 
 	if (!cl_fs("cifs"))
 		MCT_SKIP("a cifs multiuser mount: cifs only");
-	MCT_ASSERT(mount_source(cl.lower, src, sizeof(src)), "no mount on %s in /proc/self/mounts",
+	MCT_ASSERT(cl_mount_source(cl.lower, src, sizeof(src)), "no mount on %s in /proc/self/mounts",
 		   cl.lower);
 	cl_snp(low, sizeof(low), "/tmp/listneg-mu-lower.%d", getpid());
 	cl_snp(up, sizeof(up), "/tmp/listneg-mu-up.%d", getpid());

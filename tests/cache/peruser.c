@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tests/cache/peruser - whose cached answers serve whom.
+ *
+ *  - shared_between_users: on an ordinary mount (any lower) what one user's
+ *    lookup and stat cached also answers another user (MC_TEST_UID) without
+ *    a lower lookup, revalidation or getattr: the lower client itself keeps
+ *    one view for all users, and so does the stack;
+ *  - cifs_multiuser_per_user: on a cifs "multiuser" mount each user reaches
+ *    the server with his own credentials, and the server may answer him
+ *    otherwise (here: a guest mount, where any user but root has no
+ *    credentials at all).  What root's calls cached (an existing file, its
+ *    directory, a missing name, attributes) must not answer the other
+ *    user: he gets what the lower client gives him, asked with his own
+ *    credentials, and root is still served from the cache afterwards.
+ * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
+ */
+#include "cachelib.h"
+
+#define TTL		60
+/* Past cifs's own attribute timeout (actimeo, 1 s by default). */
+#define LOWER_WAIT_MS	1600
+
+static const char *err_str(int e)
+{
+	return e ? strerror(e) : "found";
+}
+
+struct probe {
+	const char *path;
+	int err;
+};
+
+/* As the test user: lstat(path)'s errno, 0 if found. */
+static int probe_as_user(void *arg)
+{
+	struct probe *p = arg;
+
+	return cl_lstat_err(p->path, NULL);
+}
+
+static int user_lstat(const char *path)
+{
+	struct probe p = { path, 0 };
+
+	return cl_as_user(probe_as_user, &p);
+}
+
+/* Calls that ask the lower about a name or a file's attributes. */
+static long long asked(const struct mcs *d)
+{
+	return d->op[MCS_LOOKUP].calls + d->op[MCS_REVALIDATE].calls +
+	       d->op[MCS_GETATTR].calls;
+}
+
+CL_TEST(shared_between_users)
+{
+	struct mcs s0, d;
+	int e;
+
+	CL_TTLS(TTL);
+	MCT_ASSERT(!cl_writefile(UP("f"), 10, 'a', 0644), "create %s: %s", UP("f"),
+		   strerror(errno));
+	cl_settle();
+	MCT_ASSERT(!cl_lstat_err(UP("f"), NULL), "stat %s as root", UP("f"));
+	CL_SNAP(&s0);
+	e = user_lstat(UP("f"));
+	CL_SINCE(&d, &s0);
+	mct_diag("the other user's stat: %s; lower calls: %s; %s", err_str(e), cl_calls(&d),
+		 cl_caches(&d));
+	MCT_ASSERT(e == 0, "stat %s as uid %u: %s", UP("f"), (unsigned)cl.uid, err_str(e));
+	MCT_EXPECT(asked(&d) == 0 && d.cache[MCS_ENTRY].hits >= 1 &&
+		   d.cache[MCS_ATTR].hits >= 1,
+		   "root's cached entry and attributes did not answer uid %u: %s; %s",
+		   (unsigned)cl.uid, cl_calls(&d), cl_caches(&d));
+}
+
+struct mu {
+	char low[PATH_MAX], up[PATH_MAX];
+	int mounted;
+	struct mcs_mount mm;
+};
+
+/* A cifs multiuser guest mount of the suite's share, metacache on it. */
+static int mu_mount(struct mu *m, const char *src)
+{
+	char cmd[3 * PATH_MAX];
+	int e;
+
+	cl_snp(m->low, sizeof(m->low), "/tmp/peruser-lower.%d", getpid());
+	cl_snp(m->up, sizeof(m->up), "/tmp/peruser-up.%d", getpid());
+	if (mkdir(m->low, 0755) || mkdir(m->up, 0755)) {
+		mct_fail_at(__FILE__, __LINE__, "mkdir: %s", strerror(errno));
+		return -1;
+	}
+	cl_snp(cmd, sizeof(cmd), "mount -t cifs '%s' %s -o guest,vers=3.1.1,multiuser,nosharesock",
+	       src, m->low);
+	if (system(cmd)) {
+		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
+		return -1;
+	}
+	m->mounted = 1;
+	cl_snp(cmd, sizeof(cmd),
+	       "mount -t metacache -o entry_ttl=%d,neg_ttl=%d,attr_ttl=%d %s %s",
+	       TTL, TTL, TTL, m->low, m->up);
+	if (system(cmd)) {
+		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
+		return -1;
+	}
+	m->mounted = 2;
+	e = mcs_open(&m->mm, m->up, NULL, 0);
+	if (e) {
+		mct_fail_at(__FILE__, __LINE__, "metacache debugfs of %s: %s", m->up,
+			    strerror(-e));
+		return -1;
+	}
+	return 0;
+}
+
+static void mu_umount(struct mu *m)
+{
+	if (m->mounted >= 2 && umount(m->up))
+		mct_diag("umount %s: %s", m->up, strerror(errno));
+	if (m->mounted >= 1 && umount(m->low))
+		mct_diag("umount %s: %s", m->low, strerror(errno));
+	rmdir(m->up);
+	rmdir(m->low);
+}
+
+static int mu_snap(struct mu *m, struct mcs *s)
+{
+	if (mcs_read(&m->mm, s)) {
+		mct_fail_at(__FILE__, __LINE__, "read %s/stats", m->mm.dir);
+		return -1;
+	}
+	return 0;
+}
+
+CL_TEST(cifs_multiuser_per_user)
+{
+	static const char *const names[] = { "f", "missing" };
+	char src[1024], up[2][PATH_MAX], low[2][PATH_MAX];
+	int root_up[2], user_lo[2], user_up[2], i;
+	struct mcs s0, s1, d;
+	struct mu m = { .mounted = 0 };
+
+	if (!cl_fs("cifs"))
+		MCT_SKIP("a cifs multiuser mount: cifs only");
+	MCT_ASSERT(cl_mount_source(cl.lower, src, sizeof(src)), "no mount on %s in /proc/self/mounts",
+		   cl.lower);
+	MCT_ASSERT(!cl_writefile(UP("f"), 10, 'a', 0644), "create %s: %s", UP("f"),
+		   strerror(errno));
+	if (mu_mount(&m, src))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		cl_snp(up[i], PATH_MAX, "%s/%s/%s", m.up, c->rel, names[i]);
+		cl_snp(low[i], PATH_MAX, "%s/%s/%s", m.low, c->rel, names[i]);
+	}
+
+	/* Root caches the directory, the file, its attributes, the miss. */
+	for (i = 0; i < 2; i++)
+		root_up[i] = cl_lstat_err(up[i], NULL);
+	if (root_up[0] || root_up[1] != ENOENT) {
+		mct_fail_at(__FILE__, __LINE__, "as root through the stack: %s %s, %s %s",
+			    names[0], err_str(root_up[0]), names[1], err_str(root_up[1]));
+		goto out;
+	}
+	cl_msleep(LOWER_WAIT_MS);
+
+	/* The other user, on the lower client, then through the stack. */
+	for (i = 0; i < 2; i++)
+		user_lo[i] = user_lstat(low[i]);
+	if (mu_snap(&m, &s0))
+		goto out;
+	for (i = 0; i < 2; i++)
+		user_up[i] = user_lstat(up[i]);
+	if (mu_snap(&m, &s1))
+		goto out;
+	mcs_sub(&d, &s1, &s0);
+	mct_diag("uid %u: lower %s %s, %s %s; stack %s, %s; lower calls %s; %s",
+		 (unsigned)cl.uid, names[0], err_str(user_lo[0]), names[1], err_str(user_lo[1]),
+		 err_str(user_up[0]), err_str(user_up[1]), cl_calls(&d), cl_caches(&d));
+	for (i = 0; i < 2; i++)
+		MCT_EXPECT(user_up[i] == user_lo[i],
+			   "uid %u, %s: the stack says %s, the lower client %s", (unsigned)cl.uid,
+			   names[i], err_str(user_up[i]), err_str(user_lo[i]));
+	MCT_EXPECT(asked(&d) >= 1 && d.cache[MCS_ENTRY].hits + d.cache[MCS_NEG].hits == 0,
+		   "root's cached entries answered uid %u: %s; %s", (unsigned)cl.uid,
+		   cl_calls(&d), cl_caches(&d));
+
+	/* Root is still served from what he cached. */
+	for (i = 0; i < 2; i++)
+		root_up[i] = cl_lstat_err(up[i], NULL);
+	if (mu_snap(&m, &s0))
+		goto out;
+	mcs_sub(&d, &s0, &s1);
+	mct_diag("root again: %s, %s; lower calls %s; %s", err_str(root_up[0]),
+		 err_str(root_up[1]), cl_calls(&d), cl_caches(&d));
+	MCT_EXPECT(!root_up[0] && root_up[1] == ENOENT, "root again: %s, %s",
+		   err_str(root_up[0]), err_str(root_up[1]));
+	MCT_EXPECT(asked(&d) == 0, "root's own cached answers asked the lower: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+out:
+	mu_umount(&m);
+}
+
+CL_MAIN()
