@@ -438,18 +438,18 @@ struct mc_inode_info {
 	const struct cred *perm_cred;
 	u64 perm_deadline;
 
+	/* mc_handle::inode_node, under mc_sb_info::handle_lock (handle.c) */
+	struct list_head handles;
+	/* Operations during which no handle is kept (handle.c), same lock */
+	unsigned int handles_forbidden;
+
+	u32 dir_gen;			/* (here: no hole before @snap) */
 	struct mc_dirsnap __rcu *snap;
-	u32 dir_gen;
 	u64 dir_toobig;
 	/* Names that may vanish without us, cache.c; under cache_lock */
 	struct mc_vanish *vanish;
 
 	struct mc_link __rcu *link;	/* a symlink's target, cache.c */
-
-	/* mc_handle::inode_node, under mc_sb_info::handle_lock (handle.c) */
-	struct list_head handles;
-	/* Operations during which no handle is kept (handle.c), same lock */
-	unsigned int handles_forbidden;
 
 	struct inode vfs_inode;
 };
