@@ -150,6 +150,7 @@ CL_TEST(cifs_multiuser_per_user)
 		   cl.lower);
 	MCT_ASSERT(!cl_writefile(UP("f"), 10, 'a', 0644), "create %s: %s", UP("f"),
 		   strerror(errno));
+	cl_settle();
 	if (mu_mount(&m, src))
 		goto out;
 	for (i = 0; i < 2; i++) {
