@@ -260,6 +260,21 @@ int mc_release(struct inode *inode, struct file *file)
 	struct mc_file *mcf = MC_F(file);
 
 	/*
+	 * The file's name was removed on the lower behind our back while it
+	 * was open: NFS silly-renamed it, or the lower dcache dropped it.
+	 * Our entry is usually detached from the lower dentry (namei.c), and
+	 * the lower inode keeps its link count until the lower's own close
+	 * ends, which NFS finishes asynchronously: forget the entry now, so
+	 * that no lookup after this close finds the name.
+	 */
+	if (mcf->lower && !S_ISDIR(inode->i_mode)) {
+		struct dentry *ld = mcf->lower->f_path.dentry;
+
+		if (d_unhashed(ld) ||
+		    (READ_ONCE(ld->d_flags) & DCACHE_NFSFS_RENAMED))
+			mc_entry_clear(file->f_path.dentry);
+	}
+	/*
 	 * A task's last fput() of the lower file runs before it returns to
 	 * user space, as the upper one did.  A kernel thread's (the I/O
 	 * generator, the delayed fput worker) would be deferred to a work
