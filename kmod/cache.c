@@ -1057,17 +1057,30 @@ void mc_cache_destroy(struct mc_sb_info *sbi)
 
 /* Attributes */
 
-static void mc_attr_from_kstat(struct mc_attr *a, const struct kstat *st)
+/*
+ * Copy a getattr's answer into @a, if it fits: false for statx attribute
+ * bits above 31 (none in 6.1; a later lower's answer is then not cached
+ * rather than cut).
+ */
+static bool mc_attr_from_kstat(struct mc_attr *a, const struct kstat *st)
 {
+	const struct timespec64 *t[MC_NR_TIMES] = {
+		[MC_ATIME] = &st->atime, [MC_MTIME] = &st->mtime,
+		[MC_CTIME] = &st->ctime, [MC_BTIME] = &st->btime,
+	};
+	int i;
+
+	if (upper_32_bits(st->attributes | st->attributes_mask))
+		return false;
 	a->ino = st->ino;
 	a->size = st->size;
 	a->blocks = st->blocks;
+	for (i = 0; i < MC_NR_TIMES; i++) {
+		a->sec[i] = t[i]->tv_sec;
+		a->nsec[i] = t[i]->tv_nsec;
+	}
 	a->attributes = st->attributes;
 	a->attributes_mask = st->attributes_mask;
-	a->atime = st->atime;
-	a->mtime = st->mtime;
-	a->ctime = st->ctime;
-	a->btime = st->btime;
 	a->uid = st->uid;
 	a->gid = st->gid;
 	a->nlink = st->nlink;
@@ -1075,6 +1088,7 @@ static void mc_attr_from_kstat(struct mc_attr *a, const struct kstat *st)
 	a->result_mask = st->result_mask;
 	a->rdev = st->rdev;
 	a->mode = st->mode;
+	return true;
 }
 
 /* Fill a kstat as the lower's getattr did (the VFS zeroed it before). */
@@ -1085,10 +1099,10 @@ static void mc_attr_to_kstat(struct kstat *st, const struct mc_attr *a)
 	st->blocks = a->blocks;
 	st->attributes = a->attributes;
 	st->attributes_mask = a->attributes_mask;
-	st->atime = a->atime;
-	st->mtime = a->mtime;
-	st->ctime = a->ctime;
-	st->btime = a->btime;
+	st->atime = mc_attr_time(a, MC_ATIME);
+	st->mtime = mc_attr_time(a, MC_MTIME);
+	st->ctime = mc_attr_time(a, MC_CTIME);
+	st->btime = mc_attr_time(a, MC_BTIME);
 	st->uid = a->uid;
 	st->gid = a->gid;
 	st->nlink = a->nlink;
@@ -1127,10 +1141,10 @@ static bool mc_attr_matches_lower(const struct mc_attr *a, struct inode *lower)
 	    a->blocks != READ_ONCE(lower->i_blocks))
 		return false;
 	t = lower->i_mtime;
-	if (!timespec64_equal(&t, &a->mtime))
+	if (!mc_attr_time_equal(a, MC_MTIME, &t))
 		return false;
 	t = lower->i_ctime;
-	if (!timespec64_equal(&t, &a->ctime))
+	if (!mc_attr_time_equal(a, MC_CTIME, &t))
 		return false;
 	return !mc_lower_knows_stale(lower, NFS_INO_INVALID_ATTR);
 }
@@ -1277,12 +1291,12 @@ bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 	if (!mc_attr_mask_covers(sbi, req, mask, &strip_btime) ||
 	    mc_attr_bypass(mi->lower) ||
 	    !mc_attr_matches_lower(&a, mi->lower)) {
-		pr_debug("attr miss %pd: mask 0x%x/0x%x bypass %d size %lld/%lld nlink %u/%u mtime %lld.%ld/%lld.%ld ctime %lld.%ld/%lld.%ld blocks %llu/%llu stale %d\n",
+		pr_debug("attr miss %pd: mask 0x%x/0x%x bypass %d size %lld/%lld nlink %u/%u mtime %lld.%u/%lld.%ld ctime %lld.%u/%lld.%ld blocks %llu/%llu stale %d\n",
 			 dentry, mask, req, mc_attr_bypass(mi->lower),
 			 a.size, i_size_read(mi->lower), a.nlink,
-			 mi->lower->i_nlink, a.mtime.tv_sec, a.mtime.tv_nsec,
+			 mi->lower->i_nlink, a.sec[MC_MTIME], a.nsec[MC_MTIME],
 			 mi->lower->i_mtime.tv_sec, mi->lower->i_mtime.tv_nsec,
-			 a.ctime.tv_sec, a.ctime.tv_nsec,
+			 a.sec[MC_CTIME], a.nsec[MC_CTIME],
 			 mi->lower->i_ctime.tv_sec, mi->lower->i_ctime.tv_nsec,
 			 a.blocks, (u64)mi->lower->i_blocks,
 			 mc_lower_knows_stale(mi->lower, NFS_INO_INVALID_ATTR));
@@ -1290,9 +1304,9 @@ bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 	}
 	if (!dont_sync && !mc_fresh(deadline, ttl))
 		return false;
-	if (strip_btime)
-		mc_strip_btime(&a.result_mask, &a.btime);
 	mc_attr_to_kstat(stat, &a);
+	if (strip_btime)
+		mc_strip_btime(&stat->result_mask, &stat->btime);
 	return true;
 }
 
@@ -1332,8 +1346,8 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 	if (!ttl || (stat->result_mask & STATX_DIOALIGN) ||
 	    mc_attr_bypass(mi->lower))
 		return;
-	mc_attr_from_kstat(&a, stat);
-	if (!mc_attr_matches_lower(&a, mi->lower))
+	if (!mc_attr_from_kstat(&a, stat) ||
+	    !mc_attr_matches_lower(&a, mi->lower))
 		return;
 
 	write_seqlock(&mi->attr_lock);

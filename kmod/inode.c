@@ -217,8 +217,8 @@ static bool mc_attr_unchanged(const struct mc_attr *old,
 	       old->blocks == stat->blocks && old->nlink == stat->nlink &&
 	       old->mode == stat->mode && uid_eq(old->uid, stat->uid) &&
 	       gid_eq(old->gid, stat->gid) &&
-	       timespec64_equal(&old->mtime, &stat->mtime) &&
-	       timespec64_equal(&old->ctime, &stat->ctime);
+	       mc_attr_time_equal(old, MC_MTIME, &stat->mtime) &&
+	       mc_attr_time_equal(old, MC_CTIME, &stat->ctime);
 }
 
 /*

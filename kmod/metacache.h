@@ -283,21 +283,33 @@ struct mc_sb_info {
 #define MC_BTIME_ASKED		1	/* only if asked for (tmpfs), or never */
 #define MC_BTIME_ALWAYS		2	/* whether asked or not (cifs) */
 
+/* Which time an index into mc_attr::sec[] and ::nsec[] is. */
+enum {
+	MC_ATIME,
+	MC_MTIME,
+	MC_CTIME,
+	MC_BTIME,
+	MC_NR_TIMES
+};
+
 /*
  * struct mc_attr - the attributes the lower's getattr gave, as in a kstat
  * (without what is not the object's: dev, mnt_id; and without dio_*, never
- * cached).
+ * cached).  Packed tighter than a kstat, as every cached inode has one:
+ * the times' seconds and nanoseconds apart (a timespec64 pads its 32-bit
+ * tv_nsec to 64), and the statx attribute bits in 32 (6.1 defines none
+ * above bit 21; an answer with higher ones is not cached, see
+ * mc_attr_from_kstat()).  112 bytes, where a copy of the kstat fields
+ * took 136.
  */
 struct mc_attr {
 	u64 ino;
 	loff_t size;
 	u64 blocks;
-	u64 attributes;
-	u64 attributes_mask;
-	struct timespec64 atime;
-	struct timespec64 mtime;
-	struct timespec64 ctime;
-	struct timespec64 btime;
+	s64 sec[MC_NR_TIMES];
+	u32 nsec[MC_NR_TIMES];
+	u32 attributes;
+	u32 attributes_mask;
 	kuid_t uid;
 	kgid_t gid;
 	u32 nlink;
@@ -306,6 +318,17 @@ struct mc_attr {
 	dev_t rdev;
 	umode_t mode;
 };
+
+static inline struct timespec64 mc_attr_time(const struct mc_attr *a, int i)
+{
+	return (struct timespec64){ .tv_sec = a->sec[i], .tv_nsec = a->nsec[i] };
+}
+
+static inline bool mc_attr_time_equal(const struct mc_attr *a, int i,
+				      const struct timespec64 *t)
+{
+	return a->sec[i] == t->tv_sec && a->nsec[i] == t->tv_nsec;
+}
 
 /*
  * A directory listing, as the lower's readdir gave it (dir.c).  Entries
