@@ -63,6 +63,14 @@ int mc_parse_opts(const char *cmd, int argc, char **argv, struct mc_opt *opts,
 					val = a + 2;
 			}
 		}
+		if (!o && a[1] >= '0' && a[1] <= '9' && *npos < maxpos) {
+			/*
+			 * "-1" is a (negative) value, not an option: let the
+			 * value's own parser say why it is refused.
+			 */
+			pos[(*npos)++] = argv[i];
+			continue;
+		}
 		if (!o) {
 			mc_err("%s: unknown option '%s'", cmd, a);
 			return mc_usage(cmd);

@@ -61,6 +61,12 @@ expect 2 "set without a value" set /mnt/x entry_ttl
 expect 2 "set with a bad duration" set /mnt/x entry_ttl 5x
 grep_in "$err" "entry_ttl: '5x'" "bad duration names the key and value"
 expect 2 "set with a ttl too large" set 1 neg_ttl 366d
+expect 2 "set with a negative ttl" set /mnt/x entry_ttl -1
+grep_in "$err" "entry_ttl: '-1': negative" "a negative ttl is a refused value, not an option"
+expect 2 "defaults with a negative limit" defaults max_entries -5
+grep_in "$err" "max_entries: '-5': negative" "a negative limit is a refused value"
+expect 2 "policy add with a negative ttl" policy add 1 /a attr_ttl -2
+grep_in "$err" "attr_ttl: '-2': negative" "a negative policy ttl is a refused value"
 expect 2 "set with a limit too large" set 1 max_entries 17M
 expect 2 "set with an unknown key" set 1 colour blue
 grep_in "$err" "unknown key 'colour'" "unknown key named"

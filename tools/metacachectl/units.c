@@ -60,6 +60,10 @@ int mc_parse_duration_ns(const char *s, uint64_t *ns, const char **why)
 		*why = "empty duration";
 		return -1;
 	}
+	if (*s == '-') {
+		*why = "negative values are refused";
+		return -1;
+	}
 	while (*p) {
 		uint64_t v, part;
 		size_t i, ulen = 0;
@@ -141,6 +145,10 @@ int mc_parse_size(const char *s, uint64_t *bytes, const char **why)
 		*why = "empty size";
 		return -1;
 	}
+	if (*s == '-') {
+		*why = "negative values are refused";
+		return -1;
+	}
 	nd = take_digits(&p, &v);
 	if (nd < 0) {
 		*why = "number too large";
@@ -187,6 +195,10 @@ int mc_parse_count(const char *s, uint64_t *n, const char **why)
 
 	if (!s || !*s) {
 		*why = "empty number";
+		return -1;
+	}
+	if (*s == '-') {
+		*why = "negative values are refused";
 		return -1;
 	}
 	nd = take_digits(&p, &v);
