@@ -4,6 +4,7 @@
  * "-j", "--json", "--watch 2", "--watch=2", "-w 2", "-w2"; "--" ends the
  * options.  -j/--json and -h/--help are understood by every command.
  */
+#include <ctype.h>
 #include <string.h>
 #include "mcctl.h"
 
@@ -18,7 +19,12 @@ int mc_parse_opts(const char *cmd, int argc, char **argv, struct mc_opt *opts,
 		struct mc_opt *o = NULL;
 		size_t k;
 
-		if (only_pos || a[0] != '-' || !a[1]) {
+		/*
+		 * "-1" is a (negative) value, not an option (no option is a
+		 * digit): the value's own parser says why it is refused.
+		 */
+		if (only_pos || a[0] != '-' || !a[1] ||
+		    isdigit((unsigned char)a[1])) {
 			if (*npos >= maxpos) {
 				mc_err("%s: too many arguments ('%s')", cmd, a);
 				return mc_usage(cmd);
@@ -62,14 +68,6 @@ int mc_parse_opts(const char *cmd, int argc, char **argv, struct mc_opt *opts,
 				else
 					val = a + 2;
 			}
-		}
-		if (!o && a[1] >= '0' && a[1] <= '9' && *npos < maxpos) {
-			/*
-			 * "-1" is a (negative) value, not an option: let the
-			 * value's own parser say why it is refused.
-			 */
-			pos[(*npos)++] = argv[i];
-			continue;
 		}
 		if (!o) {
 			mc_err("%s: unknown option '%s'", cmd, a);
