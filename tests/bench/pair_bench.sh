@@ -28,6 +28,8 @@
 #   MC_BENCH_RTTS      delays, space-separated ("none 2ms")
 #   MC_BENCH_LOWERS    "nfs cifs"
 #   MC_BENCH_FLOOR     "overlayfs" (the reference above) or "" (none)
+#   MC_BENCH_OPS       pairbench --ops (all phases); the overlayfs
+#                      reference runs those of stat, neg and ls among them
 set -u
 . tests/vm/guest-lib.sh
 
@@ -37,6 +39,11 @@ runs=${MC_BENCH_RUNS:-3}
 rtts=${MC_BENCH_RTTS:-none 2ms}
 lowers=${MC_BENCH_LOWERS:-nfs cifs}
 floor=${MC_BENCH_FLOOR-overlayfs}
+ops=${MC_BENCH_OPS:-stat,neg,ls,cycle,negls}
+floor_ops=
+for op in $(echo "$ops" | tr , ' '); do
+	case $op in stat|neg|ls) floor_ops=${floor_ops:+$floor_ops,}$op ;; esac
+done
 out=${MC_RESULTS:-/tmp}
 bench=$PWD/tests/bench/pairbench
 ko=$PWD/kmod/metacache.ko
@@ -77,11 +84,12 @@ for rtt in $rtts; do
 		t0=$(mc_uptime)
 		"$bench" --lower "$(mc_lower "$fs")" --stack "$MC/upper/$fs" \
 			--files "$n" --rounds "$runs" --tsv "$out/pair-bench.tsv" \
-			--label "$fs/$rtt" > /tmp/pair-bench.out || rc=1
+			--ops "$ops" --label "$fs/$rtt" > /tmp/pair-bench.out ||
+			rc=1
 		cat /tmp/pair-bench.out | tee -a "$out/pair-bench.txt"
-		case " $ovl " in *" $fs "*)
+		[ -n "$floor_ops" ] && case " $ovl " in *" $fs "*)
 			"$bench" --lower "$(mc_lower "$fs")" --other-stack \
-				--stack "$MC/floor/$fs" --ops stat,neg,ls \
+				--stack "$MC/floor/$fs" --ops "$floor_ops" \
 				--files "$n" --rounds "$runs" \
 				--tsv "$out/pair-bench.tsv" \
 				--label "$fs/$rtt/overlayfs" > /tmp/pair-bench.out || rc=1

@@ -41,8 +41,8 @@
  * the cycle phase needs a writable stack.
  *
  * Cold: metacache's debugfs flush (tests/cache/mcstats.c), --cold-wait
- * milliseconds (1500, for cifs's deferred close), then drop_caches (2)
- * twice.  Needs root.
+ * milliseconds (1500, for cifs's deferred close), then drop_caches (3:
+ * the page cache too) twice.  Needs root.
  *
  * Round trips (unless --no-count): before the timed rounds, one counting
  * round runs each phase on one side at a time and reads the lower
@@ -287,17 +287,23 @@ static uint64_t ctr_sum(const struct ctr *c)
 /* set-up */
 
 /*
- * Drop the dentry and inode caches, twice: stacked dentries pin their
- * lower ones.  Return: 0, or the errno (EACCES: not root).
+ * Drop the dentry and inode caches and the page cache, twice: stacked
+ * dentries pin their lower ones.  The page cache too, because it holds
+ * the lower client's directory listings: with dentries and inodes alone
+ * dropped, an NFS directory listed by an earlier round keeps its pages
+ * (its inode is revalidated, not refetched), and the next "cold" ls -l
+ * reads them and then makes a LOOKUP per entry, instead of the
+ * READDIR with attributes of a listing really made the first time.
+ * Return: 0, or the errno (EACCES: not root).
  */
-static int drop_dentries(void)
+static int drop_caches(void)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 	int err = 0;
 
 	if (fd < 0)
 		return errno;
-	if (write(fd, "2\n", 2) != 2 || write(fd, "2\n", 2) != 2)
+	if (write(fd, "3\n", 2) != 2 || write(fd, "3\n", 2) != 2)
 		err = errno;
 	close(fd);
 	return err;
@@ -315,7 +321,7 @@ static void cold(void)
 		die("metacache flush (debugfs) failed");
 	nanosleep(&ts, NULL);
 	sync();
-	err = drop_dentries();
+	err = drop_caches();
 	if (err)
 		die("/proc/sys/vm/drop_caches: %s (needs root)", strerror(err));
 }
@@ -417,7 +423,7 @@ static void cleanup(void)
 	 * silly-rename them, and their REMOVEs would come later, in some
 	 * other run's counting round.  Let it drop them first.
 	 */
-	if (wl[0] && opt.other && drop_dentries())
+	if (wl[0] && opt.other && drop_caches())
 		fprintf(stderr, "pairbench: drop_caches failed before the clean-up\n");
 	if (wl[0]) {
 		rm_tree(wl);
