@@ -85,11 +85,16 @@ struct mc_handle {
 
 static struct kmem_cache *mc_handle_cachep;
 
-/* The open flags that must match for a handle to be reused. */
+/*
+ * The open flags that must match for a handle to be reused.
+ * __FMODE_NONOTIFY: fanotify's own opens (its event files) pass it to the
+ * lower file, whose reads then raise no events; an ordinary open must not
+ * get such a file, nor fanotify one that raises them.
+ */
 #define MC_HANDLE_KEY_FLAGS	(O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | \
 				 __O_SYNC | O_NOATIME | O_LARGEFILE | \
 				 O_DIRECT | FASYNC | O_PATH | O_DIRECTORY | \
-				 O_NOFOLLOW)
+				 O_NOFOLLOW | __FMODE_NONOTIFY)
 
 /* Opens that always reach the lower file system. */
 #define MC_HANDLE_NEVER_FLAGS	(O_TRUNC | O_DIRECT | __O_TMPFILE | \
@@ -356,7 +361,14 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	h->deadline = mc_deadline(ttl);
 
 	spin_lock(&sbi->handle_lock);
-	if (sbi->handles_dead || mi->handles_forbidden) {
+	/*
+	 * The lower name went away under the file (NFS silly-renamed it for
+	 * a rename over it or an unlink while it was open, or the lower
+	 * dropped it): keeping it open would keep the .nfsXXXX file.  Under
+	 * the lock: ordered after an unlink's or rename's mc_handles_allow().
+	 */
+	if (sbi->handles_dead || mi->handles_forbidden ||
+	    mc_lower_name_gone(lower->f_path.dentry)) {
 		spin_unlock(&sbi->handle_lock);
 		kmem_cache_free(mc_handle_cachep, h);
 		return false;
@@ -397,28 +409,30 @@ void mc_handles_close(struct inode *inode, bool wait)
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_inode_info *mi = MC_I(inode);
 	struct mc_handle *h, *next;
-	bool any = false;
+	bool pending = false;
 
-	if (!list_empty_careful(&mi->handles)) {
+	/*
+	 * With @wait, even with none of its own left on the inode: the
+	 * expiry pass, the shrinker, max_handles or a flush may have taken a
+	 * handle of this inode off it a moment ago, and the worker may not
+	 * have closed it yet.  Returning then let an unlink find the lower
+	 * file still open (NFS silly-renamed it: a .nfsXXXX file left behind;
+	 * found by tests/debug/faults lower_calls on nfs).  Such a handle is
+	 * on handle_dispose until the worker takes it, and whoever put it
+	 * there may not have queued the worker yet: queue it ourselves then.
+	 * Once the worker took the list, flush_work() waits for it.
+	 */
+	if (wait || !list_empty_careful(&mi->handles)) {
 		spin_lock(&sbi->handle_lock);
 		list_for_each_entry_safe(h, next, &mi->handles, inode_node) {
 			mc_handle_unhook_locked(sbi, h);
 			mc_count_evicted(sbi, MC_CACHE_HANDLE);
-			any = true;
 		}
+		pending = !list_empty(&sbi->handle_dispose);
 		spin_unlock(&sbi->handle_lock);
 	}
-	if (any)
+	if (pending)
 		queue_work(system_unbound_wq, &sbi->handle_dispose_work);
-	/*
-	 * Even with none of its own left on the inode: the expiry pass, the
-	 * shrinker, max_handles or a flush may have taken a handle of this
-	 * inode off it a moment ago, and the worker may not have closed it
-	 * yet.  Returning then let an unlink find the lower file still open
-	 * (NFS silly-renamed it: a .nfsXXXX file left behind; found by
-	 * tests/debug/faults lower_calls on nfs).  Waiting on an idle work
-	 * item costs a lock round.
-	 */
 	if (wait)
 		flush_work(&sbi->handle_dispose_work);
 }

@@ -587,6 +587,17 @@ static inline bool mc_for_user(const struct mc_sb_info *sbi, kuid_t uid)
 	return !sbi->per_user_views || uid_eq(uid, current_fsuid());
 }
 
+/*
+ * Has the lower name @lower gone: unhashed by the lower dcache, or
+ * silly-renamed by NFS (.nfsXXXX) for an unlink of, or a rename over, a
+ * file still open?  RCU-walk safe.
+ */
+static inline bool mc_lower_name_gone(const struct dentry *lower)
+{
+	return d_unhashed(lower) ||
+	       (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED);
+}
+
 static inline struct mc_inode_info *MC_I(const struct inode *inode)
 {
 	return container_of(inode, struct mc_inode_info, vfs_inode);

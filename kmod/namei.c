@@ -488,8 +488,7 @@ static bool mc_entry_fresh(struct mc_sb_info *sbi, struct dentry *dentry,
 		return false;
 	lower = READ_ONCE(mcd->lower);
 	if (lower) {
-		if (d_unhashed(lower) ||
-		    (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED) ||
+		if (mc_lower_name_gone(lower) ||
 		    READ_ONCE(lower->d_inode) != lower_inode)
 			return false;
 	} else if (lower_inode && !READ_ONCE(lower_inode->i_nlink)) {
@@ -659,8 +658,7 @@ static int mc_d_delete(const struct dentry *dentry)
 			return 1;
 		if (!lower)
 			return 0;
-		if (d_unhashed(lower) ||
-		    (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED) ||
+		if (mc_lower_name_gone(lower) ||
 		    d_inode(lower) != mc_inode_lower(d_inode(dentry)))
 			return 1;
 		return !mc_dentry_detach(dentry, mcd);
@@ -671,8 +669,7 @@ static int mc_d_delete(const struct dentry *dentry)
 			return 1;
 		if (!lower)
 			return 0;
-		dead = d_unhashed(lower) ||
-		       (READ_ONCE(lower->d_flags) & DCACHE_NFSFS_RENAMED);
+		dead = mc_lower_name_gone(lower);
 		/*
 		 * Kept: a live negative lower dentry, or the directory we
 		 * removed (mc_rmdir(): positive, dead).  Not: one that died
