@@ -518,7 +518,7 @@ out:
  */
 static void mc_dir_prime(struct file *file, struct mc_dirsnap *snap)
 {
-	struct dentry *dir = file->f_path.dentry;
+	struct dentry *dir = file_dentry(file);
 	struct mc_sb_info *sbi = MC_SB(dir->d_sb);
 	struct dentry *lower_dir = mc_dentry_lower(dir);
 	u32 i;
@@ -562,7 +562,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 	} else {
 		struct path lower_path;
 
-		if (mc_get_lower_path(file->f_path.dentry, &lower_path))
+		if (mc_get_lower_path(file_dentry(file), &lower_path))
 			return NULL;
 		tmp = mc_lower_open(sbi, &lower_path,
 				    file->f_flags & ~(O_CREAT | O_EXCL |
@@ -581,13 +581,13 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 	if (IS_ERR_OR_NULL(snap)) {
 		if (!snap)
 			WRITE_ONCE(mi->dir_toobig,
-				   mc_deadline(mc_ttl(sbi, file->f_path.dentry,
+				   mc_deadline(mc_ttl(sbi, file_dentry(file),
 						      MC_CACHE_DIR)));
 		return NULL;
 	}
 
 	snap->born = born;
-	snap->deadline = mc_deadline(mc_ttl(sbi, file->f_path.dentry,
+	snap->deadline = mc_deadline(mc_ttl(sbi, file_dentry(file),
 					    MC_CACHE_DIR));
 	mc_count_miss(sbi, MC_CACHE_DIR);
 	if (expired)
@@ -604,7 +604,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 static void mc_dir_select(struct file *file)
 {
 	u64 start = mc_served_begin();
-	struct dentry *dentry = file->f_path.dentry;
+	struct dentry *dentry = file_dentry(file);
 	struct inode *inode = d_inode(dentry);
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_file *mcf = MC_F(file);
@@ -707,7 +707,7 @@ static int mc_dir_open(struct inode *inode, struct file *file)
 	struct mc_file *mcf;
 	bool expired;
 
-	if (!mc_dirsnap_peek(file->f_path.dentry, &expired))
+	if (!mc_dirsnap_peek(file_dentry(file), &expired))
 		return mc_open(inode, file);
 	mcf = mc_file_alloc();
 	if (!mcf)

@@ -97,7 +97,7 @@ void mc_file_free(struct mc_file *mcf)
  */
 static int mc_open_revalidate(struct file *file, struct file *lower)
 {
-	return mc_attr_fill(file->f_path.dentry, &lower->f_path,
+	return mc_attr_fill(file_dentry(file), &lower->f_path,
 			    AT_STATX_FORCE_SYNC);
 }
 
@@ -117,7 +117,7 @@ static int mc_open_revalidate(struct file *file, struct file *lower)
  */
 static void mc_open_prime_attr(struct file *file, struct file *lower)
 {
-	struct dentry *dentry = file->f_path.dentry;
+	struct dentry *dentry = file_dentry(file);
 
 	if (S_ISREG(file_inode(file)->i_mode) &&
 	    !(file->f_mode & FMODE_WRITE) &&
@@ -160,7 +160,7 @@ int mc_open(struct inode *inode, struct file *file)
 		}
 		mc_lower_release(sbi, lower_file);
 	}
-	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
+	err = mc_get_lower_path(file_dentry(file), &lower_path);
 	if (err)
 		goto out_free;
 	lower_file = mc_lower_open(sbi, &lower_path, flags, current_cred());
@@ -210,7 +210,7 @@ struct file *mc_file_lower_get(struct file *file)
 
 	if (likely(lower))
 		return lower;
-	err = mc_get_lower_path(file->f_path.dentry, &lower_path);
+	err = mc_get_lower_path(file_dentry(file), &lower_path);
 	if (err)
 		return ERR_PTR(err);
 	lower = mc_lower_open(sbi, &lower_path,
@@ -267,13 +267,9 @@ int mc_release(struct inode *inode, struct file *file)
 	 * ends, which NFS finishes asynchronously: forget the entry now, so
 	 * that no lookup after this close finds the name.
 	 */
-	if (mcf->lower && !S_ISDIR(inode->i_mode)) {
-		struct dentry *ld = mcf->lower->f_path.dentry;
-
-		if (d_unhashed(ld) ||
-		    (READ_ONCE(ld->d_flags) & DCACHE_NFSFS_RENAMED))
-			mc_entry_clear(file->f_path.dentry);
-	}
+	if (mcf->lower && !S_ISDIR(inode->i_mode) &&
+	    mc_lower_name_gone(mcf->lower->f_path.dentry))
+		mc_entry_clear(file_dentry(file));
 	/*
 	 * A task's last fput() of the lower file runs before it returns to
 	 * user space, as the upper one did.  A kernel thread's (the I/O

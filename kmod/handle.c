@@ -289,7 +289,7 @@ struct file *mc_handle_get(struct file *file)
 			mc_handles_close(inode, true);
 		return NULL;
 	}
-	ttl = mc_ttl(sbi, file->f_path.dentry, MC_CACHE_HANDLE);
+	ttl = mc_ttl(sbi, file_dentry(file), MC_CACHE_HANDLE);
 	spin_lock(&sbi->handle_lock);
 	list_for_each_entry(h, &mi->handles, inode_node) {
 		if (h->flags != key || !mc_cred_same(h->lower->f_cred,
@@ -334,7 +334,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	struct inode *inode = file_inode(file);
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_inode_info *mi = MC_I(inode);
-	u32 ttl = mc_ttl(sbi, file->f_path.dentry, MC_CACHE_HANDLE);
+	u32 ttl = mc_ttl(sbi, file_dentry(file), MC_CACHE_HANDLE);
 	u32 max = mc_max_handles(sbi);
 	struct mc_handle *h, *old;
 	bool evicted = false;
@@ -351,7 +351,7 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	    (file->f_mode & (FMODE_CREATED | FMODE_WRITE)) ||
 	    test_bit(MC_FILE_HAS_LOCKS, &MC_F(file)->flags) ||
 	    test_bit(MC_FILE_NOCACHE, &MC_F(file)->flags) ||
-	    inode->i_nlink != 1 || d_unhashed(file->f_path.dentry))
+	    inode->i_nlink != 1 || d_unhashed(file_dentry(file)))
 		return false;
 	h = kmem_cache_alloc(mc_handle_cachep, GFP_KERNEL);
 	if (!h)

@@ -17,10 +17,14 @@
  *    closed first); an expired handle is closed by the expiry pass; a
  *    flush closes all;
  *  - unmount with cached handles leaves the lower mount free and the
- *    files removable at once.
+ *    files removable at once;
+ *  - overlay_on_top: overlayfs over metacache, which opens our files with
+ *    its own path (open_with_fake_path()): read(2) and mmap through it,
+ *    repeatedly (a kept lower file reused), and a clean unmount.
  * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
  */
 #include <sys/file.h>
+#include <sys/mman.h>
 
 #include "cachelib.h"
 
@@ -454,6 +458,66 @@ CL_TEST(unmount)
 	}
 	n = silly_wait(c->lo);
 	MCT_EXPECT(n == 0, "%d .nfs* files on the lower: a lower file stayed open after umount", n);
+}
+
+/*
+ * overlayfs opens a file of its lower layer with its own path in f_path
+ * (open_with_fake_path()): metacache's ->open and ->release must find
+ * their dentry with file_dentry().  Before they did, this test corrupted
+ * overlayfs's dentry data.
+ */
+CL_TEST(overlay_on_top)
+{
+	char mnt[64], empty[64], opts[PATH_MAX + 80], path[PATH_MAX + 64], buf[64];
+	struct mcs s0, d;
+	int i, fd, e;
+	char *p;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("o"), 40, 'o', 0644) == 0, "create o");
+	snprintf(mnt, sizeof(mnt), "/tmp/mc-ovl.%d", getpid());
+	snprintf(empty, sizeof(empty), "/tmp/mc-ovl-empty.%d", getpid());
+	MCT_ASSERT((mkdir(mnt, 0755) == 0 || errno == EEXIST) &&
+		   (mkdir(empty, 0755) == 0 || errno == EEXIST), "mkdir: %s", strerror(errno));
+	/* read-only, two lower layers: the stack's directory and an empty one */
+	snprintf(opts, sizeof(opts), "lowerdir=%s:%s", c->up, empty);
+	if (mount("overlay", mnt, "overlay", MS_RDONLY, opts)) {
+		e = errno;
+		rmdir(mnt);
+		rmdir(empty);
+		if (e == ENODEV)
+			MCT_SKIP("no overlayfs in this kernel");
+		MCT_ASSERT(0, "mount -t overlay -o %s: %s", opts, strerror(e));
+	}
+	snprintf(path, sizeof(path), "%s/o", mnt);
+	CL_SNAP(&s0);
+	for (i = 0; i < 3; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			mct_fail_at(__FILE__, __LINE__, "open %s: %s", path, strerror(errno));
+			break;
+		}
+		memset(buf, 0, sizeof(buf));
+		MCT_EXPECT(read(fd, buf, sizeof(buf)) == 40 && buf[0] == 'o' && buf[39] == 'o',
+			   "read #%d through the overlay", i);
+		p = mmap(NULL, 40, PROT_READ, MAP_SHARED, fd, 0);
+		MCT_EXPECT(p != MAP_FAILED, "mmap #%d through the overlay: %s", i,
+			   strerror(errno));
+		if (p != MAP_FAILED) {
+			MCT_EXPECT(p[0] == 'o' && p[39] == 'o', "mmap #%d: wrong data", i);
+			munmap(p, 40);
+		}
+		close(fd);
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("3 opens through the overlay: lower calls %s; %s", cl_calls(&d),
+		 cl_caches(&d));
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits >= 1,
+		   "no open through the overlay reused a kept lower file: the test did not test it");
+	MCT_EXPECT(umount(mnt) == 0, "umount the overlay: %s", strerror(errno));
+	rmdir(mnt);
+	rmdir(empty);
 }
 
 CL_MAIN()
