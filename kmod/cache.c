@@ -1519,10 +1519,11 @@ static bool mc_perm_same_owner(struct mc_inode_info *mi)
 
 /*
  * Are the cached answers of @mi valid for the calling @cred?  Fresh, for
- * the same identity, the lower inode's mode and owner unchanged (a chmod
- * or chown the lower learned of), and the lower not knowing its own answers
- * stale (NFS's access cache).  An ACL changed elsewhere is noticed after
- * the TTL, as the attributes.
+ * a caller the lower cannot tell from the one they came from (identity,
+ * capabilities, LSM label: mc_cred_same()), the lower inode's mode and
+ * owner unchanged (a chmod or chown the lower learned of), and the lower
+ * not knowing its own answers stale (NFS's access cache).  An ACL changed
+ * elsewhere is noticed after the TTL, as the attributes.
  */
 static bool mc_perm_valid(struct mc_inode_info *mi, const struct cred *cred,
 			  u32 ttl)
@@ -1532,7 +1533,7 @@ static bool mc_perm_valid(struct mc_inode_info *mi, const struct cred *cred,
 	return mi->perm_cred && mc_fresh(mi->perm_deadline, ttl) &&
 	       mc_perm_same_owner(mi) &&
 	       !mc_lower_knows_stale(mi->lower, NFS_INO_INVALID_ACCESS) &&
-	       (mi->perm_cred == cred || !cred_fscmp(mi->perm_cred, cred));
+	       mc_cred_same(mi->perm_cred, cred);
 }
 
 /**

@@ -24,7 +24,7 @@
  *    file that ever had a lock is not cached at all (MC_FILE_HAS_LOCKS).
  *  - A handle is handed only to an opener with the same identity as the
  *    one who opened it (fsuid, fsgid, supplementary groups, effective
- *    capabilities: what the lower's RPCs authenticate with), and only
+ *    capabilities and their namespace, LSM label: mc_cred_same()), and only
  *    after the VFS checked the new open's permission with the caller's
  *    credentials (may_open() runs before ->open, through mc_permission()).
  *  - Opens that must reach the server: any open for writing, O_TRUNC,
@@ -99,33 +99,6 @@ static struct kmem_cache *mc_handle_cachep;
 /* Opens that always reach the lower file system. */
 #define MC_HANDLE_NEVER_FLAGS	(O_TRUNC | O_DIRECT | __O_TMPFILE | \
 				 __FMODE_EXEC | O_PATH)
-
-static bool mc_groups_same(const struct group_info *a,
-			   const struct group_info *b)
-{
-	int i;
-
-	if (a == b)
-		return true;
-	if (a->ngroups != b->ngroups)
-		return false;
-	for (i = 0; i < a->ngroups; i++)
-		if (!gid_eq(a->gid[i], b->gid[i]))
-			return false;
-	return true;
-}
-
-/* Would the lower authenticate @a and @b as the same caller? */
-static bool mc_cred_same(const struct cred *a, const struct cred *b)
-{
-	if (a == b)
-		return true;
-	return uid_eq(a->fsuid, b->fsuid) && gid_eq(a->fsgid, b->fsgid) &&
-	       uid_eq(a->euid, b->euid) && gid_eq(a->egid, b->egid) &&
-	       cap_issubset(a->cap_effective, b->cap_effective) &&
-	       cap_issubset(b->cap_effective, a->cap_effective) &&
-	       mc_groups_same(a->group_info, b->group_info);
-}
 
 static bool mc_handle_cacheable_open(const struct file *file)
 {

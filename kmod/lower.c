@@ -30,6 +30,7 @@
  */
 #define pr_fmt(fmt) "metacache: " fmt
 
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/fileattr.h>
@@ -38,6 +39,7 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/percpu.h>
+#include <linux/security.h>
 #include <linux/uio.h>
 #include <linux/xattr.h>
 
@@ -228,6 +230,57 @@ int mc_lower_want_write(struct mc_sb_info *sbi)
 void mc_lower_drop_write(struct mc_sb_info *sbi)
 {
 	mnt_drop_write(sbi->lower_path.mnt);
+}
+
+static bool mc_groups_same(const struct group_info *a,
+			   const struct group_info *b)
+{
+	int i;
+
+	if (a == b)
+		return true;
+	if (a->ngroups != b->ngroups)
+		return false;
+	for (i = 0; i < a->ngroups; i++)
+		if (!gid_eq(a->gid[i], b->gid[i]))
+			return false;
+	return true;
+}
+
+/**
+ * mc_cred_same() - would the lower treat two callers alike?
+ * @a: credentials
+ * @b: credentials
+ *
+ * What decides how the lower authenticates a caller and answers his
+ * permission checks: the identity its RPCs carry and generic_permission()
+ * checks (fsuid, fsgid, supplementary groups, and euid and egid), the
+ * effective capabilities and the user namespace they hold in (root without
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH is refused what root with them
+ * is granted), and the LSM label (security_inode_permission() on the lower
+ * inode, e.g. an SELinux domain).  The handle cache hands a kept lower file,
+ * and the permission cache an answer, only to a caller the same as the one
+ * it came from.
+ *
+ * Context: any, also RCU-walk and under spinlocks.
+ * Return: true if the lower cannot tell @a and @b apart.
+ */
+bool mc_cred_same(const struct cred *a, const struct cred *b)
+{
+	u32 sa, sb;
+
+	if (a == b)
+		return true;
+	if (!uid_eq(a->fsuid, b->fsuid) || !gid_eq(a->fsgid, b->fsgid) ||
+	    !uid_eq(a->euid, b->euid) || !gid_eq(a->egid, b->egid) ||
+	    a->user_ns != b->user_ns ||
+	    !cap_issubset(a->cap_effective, b->cap_effective) ||
+	    !cap_issubset(b->cap_effective, a->cap_effective) ||
+	    !mc_groups_same(a->group_info, b->group_info))
+		return false;
+	security_cred_getsecid(a, &sa);
+	security_cred_getsecid(b, &sb);
+	return sa == sb;
 }
 
 /**

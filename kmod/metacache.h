@@ -941,6 +941,7 @@ void mc_stats_read(const struct mc_sb_info *sbi, enum mc_op op,
 int mc_lower_resolve(const char *name, struct path *path);
 int mc_lower_want_write(struct mc_sb_info *sbi);
 void mc_lower_drop_write(struct mc_sb_info *sbi);
+bool mc_cred_same(const struct cred *a, const struct cred *b);
 bool mc_lower_name_eq(struct dentry *lower_dir, struct dentry *lower,
 		      const struct qstr *name);
 struct dentry *mc_lower_lookup(struct mc_sb_info *sbi, struct dentry *lower_dir,

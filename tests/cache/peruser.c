@@ -12,9 +12,18 @@
  *    credentials at all).  What root's calls cached (an existing file, its
  *    directory, a missing name, attributes) must not answer the other
  *    user: he gets what the lower client gives him, asked with his own
- *    credentials, and root is still served from the cache afterwards.
+ *    credentials, and root is still served from the cache afterwards;
+ *  - caps_not_shared: a search permission root answered with
+ *    CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH is not the answer for root
+ *    without them (and the reverse), in a directory only another user may
+ *    search: the stack gives each what the lower gives him (on tmpfs: a
+ *    refusal without the capabilities; nfs's server and cifs's client may
+ *    not tell the two apart).
  * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
  */
+#include <linux/capability.h>
+#include <sys/syscall.h>
+
 #include "cachelib.h"
 
 #define TTL		60
@@ -73,6 +82,86 @@ CL_TEST(shared_between_users)
 		   d.cache[MCS_ATTR].hits >= 1,
 		   "root's cached entry and attributes did not answer uid %u: %s; %s",
 		   (unsigned)cl.uid, cl_calls(&d), cl_caches(&d));
+}
+
+/* Clear CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from our effective set. */
+static int drop_dac_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+/* As root without the DAC capabilities: lstat(path)'s errno, 0 if found. */
+static int capless_lstat(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (drop_dac_caps())
+			_exit(125);
+		_exit(cl_lstat_err(path, NULL) & 0xff);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A directory only cl.uid may search, with a file in it. */
+static int private_dir(struct cl_ctx *c, const char *dir, const char *file)
+{
+	if (mkdir(UP(dir), 0700) || cl_writefile(UP(file), 4, 'c', 0644))
+		return -1;
+	if (chown(UP(dir), cl.uid, cl.gid))
+		mct_diag("chown %s: %s (the lower keeps root as its owner)", UP(dir),
+			 strerror(errno));
+	cl_settle();
+	return 0;
+}
+
+CL_TEST(caps_not_shared)
+{
+	int root_lo, root_up, less_lo, less_up;
+
+	CL_TTLS(TTL);
+	/* root first: his grant must not answer root without capabilities */
+	MCT_ASSERT(!private_dir(c, "d1", "d1/f"), "make d1/f: %s", strerror(errno));
+	root_up = cl_lstat_err(UP("d1/f"), NULL);
+	root_lo = cl_lstat_err(LO("d1/f"), NULL);
+	less_up = capless_lstat(UP("d1/f"));
+	less_lo = capless_lstat(LO("d1/f"));
+	mct_diag("d1/f: root: stack %s, lower %s; without DAC capabilities: stack %s, lower %s",
+		 err_str(root_up), err_str(root_lo), err_str(less_up), err_str(less_lo));
+	MCT_ASSERT(less_lo != 125 && less_up != 125, "capset failed");
+	MCT_EXPECT(root_up == root_lo, "root: the stack says %s, the lower %s",
+		   err_str(root_up), err_str(root_lo));
+	MCT_EXPECT(less_up == less_lo,
+		   "root without DAC capabilities after root with them: the stack says %s, the lower %s",
+		   err_str(less_up), err_str(less_lo));
+
+	/* the reverse: a refusal without them must not answer root */
+	MCT_ASSERT(!private_dir(c, "d2", "d2/f"), "make d2/f: %s", strerror(errno));
+	less_up = capless_lstat(UP("d2/f"));
+	less_lo = capless_lstat(LO("d2/f"));
+	root_up = cl_lstat_err(UP("d2/f"), NULL);
+	root_lo = cl_lstat_err(LO("d2/f"), NULL);
+	mct_diag("d2/f: without DAC capabilities: stack %s, lower %s; root: stack %s, lower %s",
+		 err_str(less_up), err_str(less_lo), err_str(root_up), err_str(root_lo));
+	MCT_EXPECT(less_up == less_lo, "without DAC capabilities: the stack says %s, the lower %s",
+		   err_str(less_up), err_str(less_lo));
+	MCT_EXPECT(root_up == root_lo,
+		   "root after root without DAC capabilities: the stack says %s, the lower %s",
+		   err_str(root_up), err_str(root_lo));
+	if (less_lo == root_lo)
+		mct_diag("this lower answers root the same with or without the capabilities");
 }
 
 struct mu {
