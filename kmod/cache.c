@@ -1542,6 +1542,10 @@ static bool mc_perm_valid(struct mc_inode_info *mi, const struct cred *cred,
  * @mask: the MAY_* mask
  * @err: the answer on a hit (0 or -EACCES)
  *
+ * Nothing is answered, or stored, while the mount has a policy rule: the
+ * answers are the inode's, asked without a name, so no rule can be looked
+ * up for them (mc_policy_any()).
+ *
  * Context: also RCU-walk (MAY_NOT_BLOCK).
  * Return: true on a hit.
  */
@@ -1552,7 +1556,8 @@ bool mc_perm_get(struct inode *inode, int mask, int *err)
 	int key = mc_perm_key(inode, mask);
 	bool hit = false;
 
-	if (!key || !ttl || !READ_ONCE(mi->perm_cred))
+	if (!key || !ttl || !READ_ONCE(mi->perm_cred) ||
+	    mc_policy_any(MC_SB(inode->i_sb)))
 		return false;
 	spin_lock(&mi->perm_lock);
 	if (mc_perm_valid(mi, current_cred(), ttl)) {
@@ -1609,7 +1614,7 @@ void mc_perm_store(struct inode *inode, int mask, int err, u32 gen)
 	int key = mc_perm_key(inode, mask);
 
 	if (!key || !ttl || cred->non_rcu || (err && err != -EACCES) ||
-	    (err && hweight32(key) != 1))
+	    (err && hweight32(key) != 1) || mc_policy_any(MC_SB(inode->i_sb)))
 		return;
 	spin_lock(&mi->perm_lock);
 	if (READ_ONCE(mi->attr_gen) != gen)
@@ -1693,7 +1698,8 @@ const char *mc_link_get(struct inode *inode, struct dentry *dentry,
 	struct mc_link *link;
 	const char *target = NULL;
 
-	if (!ttl)
+	/* Without the dentry no rule can be looked up: ask in ref-walk. */
+	if (!ttl || (!dentry && mc_policy_any(MC_SB(inode->i_sb))))
 		return NULL;
 	rcu_read_lock();
 	link = rcu_dereference(MC_I(inode)->link);

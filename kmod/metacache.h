@@ -687,6 +687,7 @@ static inline u32 mc_disabled(const struct mc_sb_info *sbi)
 /* policy.c: the policy hook behind mc_ttl(); @cache is an enum mc_cache. */
 u32 mc_ttl_policy(const struct mc_sb_info *sbi, const struct dentry *dentry,
 		  int cache, u32 mount_value);
+bool mc_policy_any(const struct mc_sb_info *sbi);
 
 /**
  * mc_ttl() - the lifetime of a cache for an object: the policy hook

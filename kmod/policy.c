@@ -465,6 +465,22 @@ u32 mc_policy_ttl(const struct mc_sb_info *sbi, const struct dentry *dentry,
 }
 
 /**
+ * mc_policy_any() - does the mount have any rule?
+ * @sbi: the mount
+ *
+ * For the caches that cannot tell which rule covers what they keep: the
+ * permission answers (kept per inode, asked without a name) and a
+ * symlink's target in RCU-walk.  They keep nothing while a rule exists.
+ *
+ * Context: any.
+ * Return: true if a rule table is published.
+ */
+bool mc_policy_any(const struct mc_sb_info *sbi)
+{
+	return rcu_access_pointer(sbi->ctl->table);
+}
+
+/**
  * mc_policy_bypass() - is nothing to be cached for a name?
  * @sbi: the mount
  * @dentry: the name; its directory selects the rule

@@ -10,7 +10,11 @@
  *    no neg hit;
  *  - every readdir reaches the lower (readdir calls) and counts no dir hit;
  *  - another client's changes show through the stack as soon as on the
- *    lower: polled together, the stack is at most one poll round behind.
+ *    lower: polled together, the stack is at most one poll round behind;
+ *  - bypass_rule_reaches_lower: with every TTL long but a "bypass" policy
+ *    rule on a directory, a stat below it reaches the lower every time,
+ *    and so does the search permission of its subdirectory, whose cached
+ *    answer no rule could cover (Documentation/metacachectl.md).
  */
 #include "cachelib.h"
 
@@ -47,6 +51,45 @@ CL_TEST(every_stat_reaches_lower)
 	CL_SINCE(&d, &tot);
 	mct_diag("%d stats: lower calls: %s", N, cl_calls(&d));
 	no_hits("stat of a file", &d);
+}
+
+/* metacachectl policy VERB UPPER DIR [bypass], DIR the test's: its exit status */
+static int policy(struct cl_ctx *c, const char *verb, const char *rule)
+{
+	char ctl[PATH_MAX], cmd[3 * PATH_MAX];
+
+	if (mc_find_ctl(ctl, sizeof(ctl)))
+		return -1;
+	cl_snp(cmd, sizeof(cmd), "%s policy %s %s %s %s", ctl, verb, cl.upper, c->up, rule);
+	return system(cmd);
+}
+
+CL_TEST(bypass_rule_reaches_lower)
+{
+	struct mcs s0, d;
+	int i;
+
+	CL_TTLS(3600);
+	MCT_ASSERT(mkdir(UP("sub"), 0755) == 0, "mkdir: %s", strerror(errno));
+	MCT_ASSERT(cl_writefile(UP("sub/f"), 10, 'a', 0644) == 0, "create: %s", strerror(errno));
+	MCT_ASSERT(policy(c, "add", "bypass") == 0, "metacachectl policy add %s %s bypass failed",
+		   cl.upper, c->up);
+	MCT_EXPECT(cl_lstat_err(UP("sub/f"), NULL) == 0, "lstat: %s", strerror(errno));
+	CL_SNAP(&s0);
+	for (i = 0; i < N; i++)
+		MCT_EXPECT(cl_lstat_err(UP("sub/f"), NULL) == 0, "lstat: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	mct_diag("%d stats under a bypass rule: lower calls: %s; %s", N, cl_calls(&d),
+		 cl_caches(&d));
+	MCT_EXPECT(d.op[MCS_GETATTR].calls + d.op[MCS_REVALIDATE].calls >= N,
+		   "%d stats under a bypass rule made %" PRIu64 " lower getattr/revalidate calls",
+		   N, d.op[MCS_GETATTR].calls + d.op[MCS_REVALIDATE].calls);
+	MCT_EXPECT(d.op[MCS_PERMISSION].calls >= N,
+		   "%d path walks through a directory under a bypass rule made %" PRIu64
+		   " lower permission calls: answered from a cache", N,
+		   d.op[MCS_PERMISSION].calls);
+	MCT_EXPECT(policy(c, "del", "") == 0, "metacachectl policy del %s %s failed", cl.upper,
+		   c->up);
 }
 
 CL_TEST(every_missing_stat_reaches_lower)
