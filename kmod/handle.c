@@ -61,6 +61,7 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
+#include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -288,8 +289,17 @@ struct file *mc_handle_get(struct file *file)
 	kmem_cache_free(mc_handle_cachep, h);
 	mc_count_hit(sbi, MC_CACHE_HANDLE);
 	trace_metacache_handle(sbi->id, inode->i_ino, MC_HANDLE_REUSE);
-	/* A fresh start for the new upper file: position and flags. */
+	/*
+	 * A fresh start for the new upper file, as an open of its own would
+	 * have: position, read-ahead state and advice (fadvise), and the
+	 * writeback error samples, so that its fsync() does not report an
+	 * error from before this open.
+	 */
 	lower->f_pos = 0;
+	lower->f_mode &= ~FMODE_RANDOM;
+	file_ra_state_init(&lower->f_ra, lower->f_mapping);
+	lower->f_wb_err = filemap_sample_wb_err(lower->f_mapping);
+	lower->f_sb_err = file_sample_sb_err(lower);
 	return lower;
 }
 
