@@ -350,7 +350,8 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	 * dropped it): keeping it open would keep the .nfsXXXX file.  Under
 	 * the lock: ordered after an unlink's or rename's mc_handles_allow().
 	 */
-	if (sbi->handles_dead || mi->handles_forbidden ||
+	if (sbi->handles_dead || sbi->handles_forbidden ||
+	    mi->handles_forbidden ||
 	    mc_lower_name_gone(lower->f_path.dentry)) {
 		spin_unlock(&sbi->handle_lock);
 		kmem_cache_free(mc_handle_cachep, h);
@@ -483,6 +484,37 @@ int mc_handles_flush(struct mc_sb_info *sbi)
 	spin_unlock(&sbi->handle_lock);
 	mc_handle_dispose(sbi, true);
 	return n;
+}
+
+/**
+ * mc_handles_forbid_all() - close every kept handle of a mount and keep
+ * none until mc_handles_allow_all()
+ * @sbi: the mount
+ *
+ * For a directory rename: SMB refuses to rename a directory with a file
+ * open below it, and a file closed between the flush and the lower rename
+ * would otherwise be kept again.  Nests.
+ *
+ * Context: process context, sleeps (waits for the closes).
+ */
+void mc_handles_forbid_all(struct mc_sb_info *sbi)
+{
+	spin_lock(&sbi->handle_lock);
+	sbi->handles_forbidden++;
+	spin_unlock(&sbi->handle_lock);
+	mc_handles_flush(sbi);
+}
+
+/**
+ * mc_handles_allow_all() - end what mc_handles_forbid_all() began
+ * @sbi: the same mount
+ */
+void mc_handles_allow_all(struct mc_sb_info *sbi)
+{
+	spin_lock(&sbi->handle_lock);
+	WARN_ON_ONCE(!sbi->handles_forbidden);
+	sbi->handles_forbidden--;
+	spin_unlock(&sbi->handle_lock);
 }
 
 static unsigned long mc_handle_shrink_count(struct shrinker *shrink,

@@ -999,16 +999,18 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	struct dentry *held = NULL;
 	struct inode *target;
 	struct dentry *trap;
+	bool dirs;
 	int err;
 
 	/*
 	 * Neither a moved nor an overwritten file stays open below; nor any
 	 * file, when a directory moves (SMB refuses to rename a directory
-	 * with open files in it).
+	 * with open files in it), until the lower rename is done.
 	 */
-	if (d_is_dir(old_dentry) ||
-	    (d_really_is_positive(new_dentry) && d_is_dir(new_dentry)))
-		mc_handles_flush(sbi);
+	dirs = d_is_dir(old_dentry) ||
+	       (d_really_is_positive(new_dentry) && d_is_dir(new_dentry));
+	if (dirs)
+		mc_handles_forbid_all(sbi);
 	/* Files: closed, and none kept again until the lower rename is done. */
 	target = d_inode(new_dentry);
 	mc_handles_forbid(d_inode(old_dentry));
@@ -1101,6 +1103,8 @@ out_allow:
 	if (target)
 		mc_handles_allow(target);
 	mc_handles_allow(d_inode(old_dentry));
+	if (dirs)
+		mc_handles_allow_all(sbi);
 	return err;
 }
 

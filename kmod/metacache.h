@@ -260,15 +260,17 @@ struct mc_sb_info {
 
 	/*
 	 * The handle cache (handle.c).  @handle_lock protects @handle_lru,
-	 * @handle_dispose, @nr_handles, @handles_dead and every inode's
-	 * mc_inode_info::handles.  A leaf lock: nothing is taken under it,
-	 * and it is never taken in RCU-walk or under a d_lock.
+	 * @handle_dispose, @nr_handles, @handles_dead, @handles_forbidden
+	 * and every inode's mc_inode_info::handles and ::handles_forbidden.
+	 * A leaf lock: nothing is taken under it, and it is never taken in
+	 * RCU-walk or under a d_lock.
 	 */
 	spinlock_t handle_lock;
 	struct list_head handle_lru;	/* mc_handle::lru, oldest first */
 	struct list_head handle_dispose; /* mc_handle::lru, to be closed */
 	unsigned long nr_handles;	/* on @handle_lru */
 	bool handles_dead;		/* unmounting: cache no more */
+	unsigned int handles_forbidden;	/* directory renames under way */
 	bool handle_shrinker_registered;
 	struct work_struct handle_dispose_work;	/* closes @handle_dispose */
 	struct delayed_work handle_expire_work;	/* closes expired handles */
@@ -828,6 +830,8 @@ void mc_handles_close(struct inode *inode, bool wait);
 void mc_handles_forbid(struct inode *inode);
 void mc_handles_allow(struct inode *inode);
 int mc_handles_flush(struct mc_sb_info *sbi);
+void mc_handles_forbid_all(struct mc_sb_info *sbi);
+void mc_handles_allow_all(struct mc_sb_info *sbi);
 void mc_handles_retune(struct mc_sb_info *sbi);
 int mc_handles_init(struct mc_sb_info *sbi);
 void mc_handles_stop(struct mc_sb_info *sbi);
