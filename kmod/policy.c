@@ -469,8 +469,9 @@ u32 mc_policy_ttl(const struct mc_sb_info *sbi, const struct dentry *dentry,
  * @sbi: the mount
  *
  * For the caches that cannot tell which rule covers what they keep: the
- * permission answers (kept per inode, asked without a name) and a
- * symlink's target in RCU-walk.  They keep nothing while a rule exists.
+ * permission answers (kept per inode, asked without a name) are not kept
+ * while a rule exists, and a symlink's target, still kept for ref-walk
+ * (which asks with the name), is then not served in RCU-walk.
  *
  * Context: any.
  * Return: true if a rule table is published.
