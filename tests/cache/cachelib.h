@@ -401,6 +401,71 @@ static inline int cl_mount_source(const char *dir, char *src, size_t len)
 	return found;
 }
 
+/*
+ * A private stack for one test: another mount of the suite's lower share
+ * (cifs or nfs) with the options @lower_opts, and metacache on it with
+ * @mc_opts, at /tmp/<tag>-lower.<pid> and /tmp/<tag>-up.<pid>.
+ */
+struct cl_stack {
+	char low[PATH_MAX], up[PATH_MAX];
+	int mounted;
+	struct mcs_mount mm;	/* its statistics */
+};
+
+/* 0, or -1 when it failed (reported); cl_stack_umount() in any case. */
+static inline int cl_stack_mount(struct cl_stack *m, const char *tag,
+				 const char *lower_opts, const char *mc_opts)
+{
+	char src[1024], cmd[3 * PATH_MAX];
+	int e;
+
+	memset(m, 0, sizeof(*m));
+	if (!cl_mount_source(cl.lower, src, sizeof(src))) {
+		mct_fail_at(__FILE__, __LINE__, "no mount on %s in /proc/self/mounts",
+			    cl.lower);
+		return -1;
+	}
+	cl_snp(m->low, sizeof(m->low), "/tmp/%s-lower.%d", tag, getpid());
+	cl_snp(m->up, sizeof(m->up), "/tmp/%s-up.%d", tag, getpid());
+	if (mkdir(m->low, 0755) || mkdir(m->up, 0755)) {
+		mct_fail_at(__FILE__, __LINE__, "mkdir: %s", strerror(errno));
+		return -1;
+	}
+	cl_snp(cmd, sizeof(cmd), "mount -t %s '%s' %s -o %s", cl.fstype, src,
+	       m->low, lower_opts);
+	if (system(cmd)) {
+		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
+		return -1;
+	}
+	m->mounted = 1;
+	cl_snp(cmd, sizeof(cmd), "mount -t metacache -o %s %s %s", mc_opts,
+	       m->low, m->up);
+	if (system(cmd)) {
+		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
+		return -1;
+	}
+	m->mounted = 2;
+	e = mcs_open(&m->mm, m->up, NULL, 0);
+	if (e) {
+		mct_fail_at(__FILE__, __LINE__, "metacache debugfs of %s: %s", m->up,
+			    strerror(-e));
+		return -1;
+	}
+	return 0;
+}
+
+static inline void cl_stack_umount(struct cl_stack *m)
+{
+	if (m->mounted >= 2 && umount(m->up))
+		mct_diag("umount %s: %s", m->up, strerror(errno));
+	if (m->mounted >= 1 && umount(m->low))
+		mct_diag("umount %s: %s", m->low, strerror(errno));
+	if (m->low[0])
+		rmdir(m->low);
+	if (m->up[0])
+		rmdir(m->up);
+}
+
 /* stat errno: 0 when it exists, else errno. */
 static inline int cl_lstat_err(const char *path, struct stat *st)
 {

@@ -164,59 +164,7 @@ CL_TEST(caps_not_shared)
 		mct_diag("this lower answers root the same with or without the capabilities");
 }
 
-struct mu {
-	char low[PATH_MAX], up[PATH_MAX];
-	int mounted;
-	struct mcs_mount mm;
-};
-
-/* A cifs multiuser guest mount of the suite's share, metacache on it. */
-static int mu_mount(struct mu *m, const char *src)
-{
-	char cmd[3 * PATH_MAX];
-	int e;
-
-	cl_snp(m->low, sizeof(m->low), "/tmp/peruser-lower.%d", getpid());
-	cl_snp(m->up, sizeof(m->up), "/tmp/peruser-up.%d", getpid());
-	if (mkdir(m->low, 0755) || mkdir(m->up, 0755)) {
-		mct_fail_at(__FILE__, __LINE__, "mkdir: %s", strerror(errno));
-		return -1;
-	}
-	cl_snp(cmd, sizeof(cmd), "mount -t cifs '%s' %s -o guest,vers=3.1.1,multiuser,nosharesock",
-	       src, m->low);
-	if (system(cmd)) {
-		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
-		return -1;
-	}
-	m->mounted = 1;
-	cl_snp(cmd, sizeof(cmd),
-	       "mount -t metacache -o entry_ttl=%d,neg_ttl=%d,attr_ttl=%d %s %s",
-	       TTL, TTL, TTL, m->low, m->up);
-	if (system(cmd)) {
-		mct_fail_at(__FILE__, __LINE__, "%s failed", cmd);
-		return -1;
-	}
-	m->mounted = 2;
-	e = mcs_open(&m->mm, m->up, NULL, 0);
-	if (e) {
-		mct_fail_at(__FILE__, __LINE__, "metacache debugfs of %s: %s", m->up,
-			    strerror(-e));
-		return -1;
-	}
-	return 0;
-}
-
-static void mu_umount(struct mu *m)
-{
-	if (m->mounted >= 2 && umount(m->up))
-		mct_diag("umount %s: %s", m->up, strerror(errno));
-	if (m->mounted >= 1 && umount(m->low))
-		mct_diag("umount %s: %s", m->low, strerror(errno));
-	rmdir(m->up);
-	rmdir(m->low);
-}
-
-static int mu_snap(struct mu *m, struct mcs *s)
+static int mu_snap(struct cl_stack *m, struct mcs *s)
 {
 	if (mcs_read(&m->mm, s)) {
 		mct_fail_at(__FILE__, __LINE__, "read %s/stats", m->mm.dir);
@@ -228,19 +176,18 @@ static int mu_snap(struct mu *m, struct mcs *s)
 CL_TEST(cifs_multiuser_per_user)
 {
 	static const char *const names[] = { "f", "missing" };
-	char src[1024], up[2][PATH_MAX], low[2][PATH_MAX];
+	char up[2][PATH_MAX], low[2][PATH_MAX], opts[128];
 	int root_up[2], user_lo[2], user_up[2], i;
 	struct mcs s0, s1, d;
-	struct mu m = { .mounted = 0 };
+	struct cl_stack m = { .mounted = 0 };
 
 	if (!cl_fs("cifs"))
 		MCT_SKIP("a cifs multiuser mount: cifs only");
-	MCT_ASSERT(cl_mount_source(cl.lower, src, sizeof(src)), "no mount on %s in /proc/self/mounts",
-		   cl.lower);
 	MCT_ASSERT(!cl_writefile(UP("f"), 10, 'a', 0644), "create %s: %s", UP("f"),
 		   strerror(errno));
 	cl_settle();
-	if (mu_mount(&m, src))
+	cl_snp(opts, sizeof(opts), "entry_ttl=%d,neg_ttl=%d,attr_ttl=%d", TTL, TTL, TTL);
+	if (cl_stack_mount(&m, "peruser", "guest,vers=3.1.1,multiuser,nosharesock", opts))
 		goto out;
 	for (i = 0; i < 2; i++) {
 		cl_snp(up[i], PATH_MAX, "%s/%s/%s", m.up, c->rel, names[i]);
@@ -291,7 +238,7 @@ CL_TEST(cifs_multiuser_per_user)
 	MCT_EXPECT(asked(&d) == 0, "root's own cached answers asked the lower: %s; %s",
 		   cl_calls(&d), cl_caches(&d));
 out:
-	mu_umount(&m);
+	cl_stack_umount(&m);
 }
 
 CL_MAIN()
