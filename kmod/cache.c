@@ -522,6 +522,107 @@ out_free:
 	return settled;
 }
 
+/*
+ * Name generations: other spellings of a name (mc_sb_info::names_fold)
+ *
+ * A server that ignores case finds "README" when "readme" exists.  A local
+ * change of "readme" therefore changes what "README" finds, and our cached
+ * entry for "README" is not the one the change updates: after
+ * `touch readme`, a "README" cached as missing would stay missing for
+ * neg_ttl; after `mv readme x`, a "README" cached as found would stay
+ * found for entry_ttl.  We cannot tell which spellings a server folds
+ * together (Unicode case, 8.3 short names), nor always that two spellings
+ * found one object (cifs without server inode numbers, which it may turn
+ * off by itself mid-mount, gives each spelling an inode of its own), so on
+ * such a lower a local change makes the entries of its directory that it
+ * may contradict ask the lower once more:
+ *  - a name added (create, mkdir, mknod, symlink, link, rename target) can
+ *    turn any missing name of the directory into a found one: its
+ *    negative entries, by the directory's @names_added;
+ *  - a name removed or rebound (unlink, rmdir, both names of a rename)
+ *    can make any found name of the directory miss or find another
+ *    object: its positive entries, by the directory's @names_removed.
+ * Both are set from the mount's @names_seq (unique across directories:
+ * an entry never matches another directory's value by chance).  Each
+ * entry keeps, in mc_dentry::names, the value of its kind when its state
+ * was set; it is fresh only while that is still current (mc_entry_fresh()
+ * in namei.c).  So creating files keeps the found names of the directory
+ * cached, removing one keeps its missing names, and other directories
+ * keep everything.
+ *
+ * The generations change after the lower change, under the directory's
+ * i_rwsem held exclusively (every name change holds it), and before the
+ * change sets its own entries.  An entry set under the parent's i_rwsem
+ * (lookup, readdir priming, the changes themselves) takes the value of
+ * the moment; a revalidation, which holds no lock, takes the one it read
+ * before asking the lower (mc_entry_set_stamped()): an answer older than
+ * a change is never stamped as newer.
+ */
+
+static void mc_names_bump(struct inode *dir, u32 *gen)
+{
+	struct mc_sb_info *sbi = MC_SB(dir->i_sb);
+
+	lockdep_assert_held_write(&dir->i_rwsem);
+	if (!sbi->names_fold)
+		return;
+	/* Pairs with mc_names_stamp_of(): after the lower change. */
+	smp_store_release(gen, (u32)atomic_inc_return(&sbi->names_seq));
+}
+
+/**
+ * mc_names_added() - a local change added a name to @dir
+ * @dir: the upper directory, i_rwsem held exclusively
+ *
+ * Called after the lower change, whether it succeeded or not (it may have
+ * been done in part), before the change sets its own entries.
+ */
+void mc_names_added(struct inode *dir)
+{
+	mc_names_bump(dir, &MC_I(dir)->names_added);
+}
+
+/**
+ * mc_names_removed() - a local change removed or rebound a name of @dir
+ * @dir: the upper directory, i_rwsem held exclusively
+ *
+ * Called as mc_names_added().
+ */
+void mc_names_removed(struct inode *dir)
+{
+	mc_names_bump(dir, &MC_I(dir)->names_removed);
+}
+
+/**
+ * mc_names_stamp_of() - the name generation an entry of @dentry must carry
+ * @dentry: the upper dentry
+ * @state: MC_DS_POS or MC_DS_NEG
+ *
+ * Context: any, also RCU-walk (inodes are freed after a grace period).
+ * Return: 0 on a mount whose lower compares names exactly.
+ */
+u32 mc_names_stamp_of(struct dentry *dentry, u8 state)
+{
+	struct inode *dir;
+	u32 *gen, names = 0;
+
+	if (!MC_SB(dentry->d_sb)->names_fold)
+		return 0;
+	rcu_read_lock();
+	dir = d_inode_rcu(READ_ONCE(dentry->d_parent));
+	if (dir) {
+		gen = state == MC_DS_NEG ? &MC_I(dir)->names_added :
+					   &MC_I(dir)->names_removed;
+		/* Pairs with mc_names_bump(): the lower is asked after. */
+		names = smp_load_acquire(gen);
+	}
+	rcu_read_unlock();
+	return names;
+}
+
+static void mc_entry_store(struct dentry *dentry, u8 state, u64 until,
+			   u32 names);
+
 /**
  * mc_entry_set() - (re)start the lifetime of a dentry's cached entry
  * @dentry: the upper dentry, referenced by the caller
@@ -553,6 +654,26 @@ void mc_entry_set(struct dentry *dentry, u8 state)
  * checks its deadline, so it is never served after @until.
  */
 void mc_entry_set_until(struct dentry *dentry, u8 state, u64 until)
+{
+	mc_entry_store(dentry, state, until, mc_names_stamp_of(dentry, state));
+}
+
+/**
+ * mc_entry_set_stamped() - mc_entry_set() with a given name generation
+ * @dentry: the upper dentry
+ * @state: MC_DS_POS or MC_DS_NEG
+ * @names: mc_names_stamp_of(@dentry, @state), read before the lower
+ *	   answered (see "Name generations" above)
+ *
+ * For a revalidation, which holds no lock of the parent.
+ */
+void mc_entry_set_stamped(struct dentry *dentry, u8 state, u32 names)
+{
+	mc_entry_store(dentry, state, U64_MAX, names);
+}
+
+static void mc_entry_store(struct dentry *dentry, u8 state, u64 until,
+			   u32 names)
 {
 	struct mc_sb_info *sbi = MC_SB(dentry->d_sb);
 	struct mc_dentry *mcd = MC_D(dentry);
@@ -605,7 +726,11 @@ void mc_entry_set_until(struct dentry *dentry, u8 state, u64 until)
 	queued = false;
 	deadline = min(mc_deadline(ttl), until);
 	WRITE_ONCE(mcd->uid, current_fsuid());
-	/* Pairs with mc_entry_fresh(): a new deadline comes with its user. */
+	WRITE_ONCE(mcd->names, names);
+	/*
+	 * Pairs with mc_entry_fresh(): a new deadline comes with its user
+	 * and name generation.
+	 */
 	smp_wmb();
 	if (mcd->state == state) {
 		WRITE_ONCE(mcd->deadline, deadline);
@@ -1272,7 +1397,6 @@ bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 	struct mc_attr a;
 	unsigned int seq;
 	u64 deadline;
-	kuid_t uid;
 	u32 req;
 
 	old->result_mask = 0;
@@ -1281,11 +1405,10 @@ bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 	do {
 		seq = read_seqbegin(&mi->attr_lock);
 		req = mi->attr_req;
-		uid = mi->attr_uid;
 		deadline = mi->attr_deadline;
 		a = mi->attr;
 	} while (read_seqretry(&mi->attr_lock, seq));
-	if (!req || !mc_for_user(sbi, uid))
+	if (!req || !mc_for_user(sbi, a.asker))
 		return false;
 	*old = a;
 	if (!mc_attr_mask_covers(sbi, req, mask, &strip_btime) ||
@@ -1355,8 +1478,8 @@ void mc_attr_store(struct dentry *dentry, struct inode *inode,
 		if (!mi->attr_req)
 			atomic_long_inc(&sbi->nr_attr);
 		mi->attr = a;
+		mi->attr.asker = current_fsuid();
 		mi->attr_req = req ?: STATX_TYPE;
-		mi->attr_uid = current_fsuid();
 		mi->attr_deadline = mc_deadline(ttl);
 	}
 	write_sequnlock(&mi->attr_lock);
@@ -1758,6 +1881,8 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
 	mi->perm_deadline = 0;
 	RCU_INIT_POINTER(mi->snap, NULL);
 	mi->dir_gen = 0;
+	mi->names_added = 0;
+	mi->names_removed = 0;
 	mi->dir_toobig = 0;
 	mi->vanish = NULL;
 	RCU_INIT_POINTER(mi->link, NULL);

@@ -170,10 +170,9 @@ static bool mc_collect_actor(struct dir_context *ctx, const char *name,
  *   (Documentation/coherence.md).
  */
 
-/* How the lower of @lower compares names (enum mc_names). */
-static u8 mc_names_of(const struct file *lower)
+/* How the lower directory @d compares names (enum mc_names). */
+static u8 mc_names_of(const struct dentry *d)
 {
-	const struct dentry *d = lower->f_path.dentry;
 	const struct super_block *sb = d->d_sb;
 
 	if (d->d_flags & (DCACHE_OP_HASH | DCACHE_OP_COMPARE))
@@ -189,6 +188,23 @@ static u8 mc_names_of(const struct file *lower)
 		return MC_NAMES_NONE;
 	}
 	return MC_NAMES_EXACT;
+}
+
+/**
+ * mc_lower_folds_names() - may the lower find a name by another spelling?
+ * @root: the lower root directory
+ *
+ * Whatever mc_names_of() cannot prove exact, and a file system with
+ * casefolded directories (ext4, f2fs), whose root may not be one.
+ * Return: true if so (mc_sb_info::names_fold).
+ */
+bool mc_lower_folds_names(const struct dentry *root)
+{
+#if IS_ENABLED(CONFIG_UNICODE)
+	if (root->d_sb->s_encoding)
+		return true;
+#endif
+	return mc_names_of(root) != MC_NAMES_EXACT;
 }
 
 /* FNV-1a of a name, ignoring ASCII case if @ci. */
@@ -410,7 +426,7 @@ static struct mc_dirsnap *mc_dirsnap_read(struct mc_sb_info *sbi,
 	} while (!err && c.emitted && !c.toobig && !c.nomem);
 
 	if (!err && !c.toobig && !c.nomem)
-		err = mc_dirsnap_index(snap, mc_names_of(lower));
+		err = mc_dirsnap_index(snap, mc_names_of(lower->f_path.dentry));
 	else if (!err)
 		err = c.toobig ? -E2BIG : -ENOMEM;
 	if (err) {

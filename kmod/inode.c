@@ -663,6 +663,7 @@ static int mc_create_object(struct inode *dir, struct dentry *dentry,
 				       attr->link);
 		break;
 	}
+	mc_names_added(dir);
 	if (!err)
 		err = mc_instantiate(dentry, lower_dir, child.lower);
 	if (err)
@@ -739,6 +740,7 @@ static int mc_link(struct dentry *old_dentry, struct inode *dir,
 	/* A vanished source: vfs_link() says -ENOENT (or the server -ESTALE). */
 	err = mc_lower_link(sbi, lower_old.dentry, d_inode(lower_dir),
 			    child.lower);
+	mc_names_added(dir);
 	if (!err)
 		err = mc_instantiate(new_dentry, lower_dir, child.lower);
 	if (err)
@@ -880,6 +882,7 @@ static int mc_unlink(struct inode *dir, struct dentry *dentry)
 		held = dget(child.lower);
 	}
 	err = mc_lower_unlink(sbi, d_inode(lower_dir), child.lower);
+	mc_names_removed(dir);
 	if (!err) {
 		mc_vanish_note(dir, &dentry->d_name, held, child.lower);
 		mc_unlink_done(dentry, &child);
@@ -925,6 +928,7 @@ static int mc_rmdir(struct inode *dir, struct dentry *dentry)
 	 */
 	held = dget(child.lower);
 	err = mc_lower_rmdir(sbi, d_inode(lower_dir), child.lower);
+	mc_names_removed(dir);
 	if (!err) {
 		mc_vanish_note(dir, &dentry->d_name, d_count(dentry) > 1,
 			       child.lower);
@@ -1067,6 +1071,16 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	err = mc_lower_rename(sbi, d_inode(lower_old_dir), old.lower,
 			      d_inode(lower_new_dir), new.lower, flags);
 	/*
+	 * Both names change what they find: the old one loses its object,
+	 * the new one may replace another's (on a lower that ignores case,
+	 * also when our target is negative: "README" over "readme").  An
+	 * exchange adds no name to either directory.
+	 */
+	mc_names_removed(old_dir);
+	mc_names_removed(new_dir);
+	if (!(flags & RENAME_EXCHANGE))
+		mc_names_added(new_dir);
+	/*
 	 * A failed rename may still have removed the target: cifs, refused
 	 * a rename over a file, unlinks the file and tries again (then the
 	 * lower inode has no link left), and a file in use stays listed.
@@ -1163,6 +1177,7 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 		return err;
 	lower_file = mc_lower_open_name(sbi, &lower_dir, &dentry->d_name,
 					open_flag, mode);
+	mc_names_added(dir);
 	if (IS_ERR(lower_file)) {
 		err = PTR_ERR(lower_file);
 		if (err == -ELOOP || err == -EISDIR) {

@@ -212,6 +212,15 @@ struct mc_sb_info {
 	 * published, constant after.
 	 */
 	bool per_user_views;
+	/*
+	 * The lower may find a name by another spelling (SMB ignores case):
+	 * a local change of one name can change what others find, so
+	 * entries carry name generations (mc_inode_info::names_*,
+	 * cache.c).  Set before the mount is published, constant after.
+	 */
+	bool names_fold;
+	/* Source of name generations (cache.c). */
+	atomic_t names_seq;
 	/* From mc_mount_ida, >= 1, stable for the mount's life (0: none). */
 	u32 id;
 	/* On mc_mounts, protected by mc_mounts_lock. */
@@ -319,6 +328,12 @@ struct mc_attr {
 	u32 result_mask;
 	dev_t rdev;
 	umode_t mode;
+	/*
+	 * Not an attribute: whose lower getattr it was, for the cache in
+	 * mc_inode_info (mc_for_user()).  Kept here, in what would be the
+	 * struct's tail padding.
+	 */
+	kuid_t asker;
 };
 
 static inline struct timespec64 mc_attr_time(const struct mc_attr *a, int i)
@@ -450,7 +465,6 @@ struct mc_inode_info {
 	seqlock_t attr_lock;		/* protects @attr_* and @attr */
 	u32 attr_gen;
 	u32 attr_req;
-	kuid_t attr_uid;		/* whose lower getattr it was */
 	u64 attr_deadline;
 	struct mc_attr attr;
 
@@ -468,7 +482,10 @@ struct mc_inode_info {
 	/* Operations during which no handle is kept (handle.c), same lock */
 	unsigned int handles_forbidden;
 
-	u32 dir_gen;			/* (here: no hole before @snap) */
+	u32 dir_gen;
+	/* A directory's name generations, see "Name generations" in cache.c */
+	u32 names_added;
+	u32 names_removed;	/* (here: no hole before @snap) */
 	struct mc_dirsnap __rcu *snap;
 	u64 dir_toobig;
 	/* Names that may vanish without us, cache.c; under cache_lock */
@@ -510,7 +527,10 @@ struct mc_inode_info {
  * the jiffies_64 until which the entry is fresh.  @uid, written under
  * cache_lock before @deadline (smp_wmb()), is the user whose lower call
  * (or change) set @deadline: on a mount with per_user_views only he is
- * served from the entry (mc_for_user()).
+ * served from the entry (mc_for_user()).  @names, written with @uid, is
+ * the name generation that the entry's lower answer (or change) saw: on a
+ * mount with names_fold the entry is fresh only while it is still current
+ * (mc_names_stamp_of()).
  *
  * Freed after an RCU grace period: RCU-walk may read it.  @node is unused
  * by then, so it shares memory with @rcu.
@@ -519,6 +539,7 @@ struct mc_dentry {
 	spinlock_t lock;		/* protects @lower, see above */
 	kuid_t uid;			/* fsuid that last set @deadline */
 	u8 state;			/* MC_DS_* */
+	u32 names;			/* name generation, ditto */
 	struct dentry *lower;		/* counted reference, or NULL */
 	struct dentry *dentry;		/* ours, for the lists */
 	u64 deadline;
@@ -853,6 +874,10 @@ void mc_lower_puts_drain(struct mc_sb_info *sbi);
 void mc_lower_quiesce(struct mc_sb_info *sbi);
 void mc_entry_set(struct dentry *dentry, u8 state);
 void mc_entry_set_until(struct dentry *dentry, u8 state, u64 until);
+void mc_entry_set_stamped(struct dentry *dentry, u8 state, u32 names);
+u32 mc_names_stamp_of(struct dentry *dentry, u8 state);
+void mc_names_added(struct inode *dir);
+void mc_names_removed(struct inode *dir);
 void mc_entry_clear(struct dentry *dentry);
 bool mc_attr_get(struct dentry *dentry, struct kstat *stat, u32 mask,
 		 bool dont_sync, struct mc_attr *old);
@@ -932,6 +957,7 @@ long mc_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 extern const struct file_operations mc_dir_fops;
 void mc_dirsnap_put(struct mc_dirsnap *snap);
 bool mc_dir_lacks(struct dentry *dentry, u64 *until);
+bool mc_lower_folds_names(const struct dentry *root);
 
 /* xattr.c */
 extern const struct xattr_handler *mc_xattr_handlers[];

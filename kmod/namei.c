@@ -486,6 +486,10 @@ static bool mc_entry_fresh(struct mc_sb_info *sbi, struct dentry *dentry,
 	smp_rmb();
 	if (!mc_for_user(sbi, READ_ONCE(mcd->uid)))
 		return false;
+	/* Another spelling of the name changed since (cache.c). */
+	if (sbi->names_fold && READ_ONCE(mcd->names) !=
+	    mc_names_stamp_of(dentry, inode ? MC_DS_POS : MC_DS_NEG))
+		return false;
 	lower = READ_ONCE(mcd->lower);
 	if (lower) {
 		if (mc_lower_name_gone(lower) ||
@@ -517,6 +521,7 @@ static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 	struct path lower_path;
 	bool expired = false, positive;
 	enum mc_cache c;
+	u32 names;
 	int ret;
 
 	if (!(flags & MC_ASK_LOWER) &&
@@ -532,6 +537,22 @@ static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 	positive = d_really_is_positive(dentry);
 	c = positive ? MC_CACHE_ENTRY : MC_CACHE_NEG;
 	mc_count_miss(sbi, c);
+	/* Before the lower answers: see "Name generations" in cache.c. */
+	names = mc_names_stamp_of(dentry, positive ? MC_DS_POS : MC_DS_NEG);
+	/*
+	 * Not fresh for a change of another spelling: the lower may still
+	 * hold its own answer from before it, which it renews without asking
+	 * the server (cifs: a negative dentry for 1 s, attributes for
+	 * actimeo).  A found name asks it with LOOKUP_REVAL, a missing one
+	 * is looked up again (a lower lookup drops such a negative dentry).
+	 */
+	if (sbi->names_fold && READ_ONCE(mcd->names) != names) {
+		if (!positive) {
+			ret = 0;
+			goto out;
+		}
+		flags |= LOOKUP_REVAL;
+	}
 	/* A negative entry without lower dentry: look the name up again. */
 	if (!positive && !mc_dentry_lower(dentry)) {
 		ret = 0;
@@ -547,7 +568,8 @@ static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 	if (ret > 0) {
 		if (positive)
 			mc_copy_attr(d_inode(dentry));
-		mc_entry_set(dentry, positive ? MC_DS_POS : MC_DS_NEG);
+		mc_entry_set_stamped(dentry, positive ? MC_DS_POS : MC_DS_NEG,
+				     names);
 	}
 	mc_put_lower_path(&lower_path);
 out:

@@ -376,6 +376,7 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 		return invalfc(fc, "maximum file system stacking depth exceeded");
 	sbi->lower_userns = mnt_user_ns(sbi->lower_path.mnt);
 	sbi->per_user_views = mc_lower_per_user(&sbi->lower_path);
+	sbi->names_fold = mc_lower_folds_names(sbi->lower_path.dentry);
 	if (sbi->per_user_views)
 		pr_info("%s: the lower answers each user with his own credentials (cifs multiuser): no listing is cached, and what is cached serves only the user who asked\n",
 			fc->source);

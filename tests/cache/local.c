@@ -15,7 +15,8 @@
  * an existing one, across directories, of a directory with children),
  * chmod/fchmod, truncate/ftruncate/O_TRUNC, write then stat (open and
  * after close: size and mtime), mkdir then readdir, rmdir, link counts,
- * utimensat, symlink, unlink then re-create.
+ * utimensat, symlink, unlink then re-create; and on a lower that ignores
+ * case, what other spellings of a changed name find.
  */
 #include "cachelib.h"
 
@@ -469,6 +470,260 @@ CL_TEST(recreate_same_name)
 	MCT_EXPECT(lstat(UP("f"), &st) == 0 && S_ISDIR(st.st_mode),
 		   "f is not a directory after unlink + mkdir");
 	SAME("f");
+}
+
+/*
+ * Other spellings of a changed name, on a lower that ignores case (SMB):
+ * "README" finds "readme" there, so a change of "readme" through the stack
+ * changes what "README" finds, though it is not the entry the change
+ * updated.  The lower client itself learns of it from the server within
+ * its own caching time (cifs: a negative dentry 1 s, attributes actimeo);
+ * once it shows the change, the stack must too, with every TTL an hour.
+ */
+static int lower_ignores_case(struct cl_ctx *c)
+{
+	int r = cl_writefile(UP("casefold"), 0, 'x', 0644);
+
+	if (r) {
+		mct_fail_at(__FILE__, __LINE__, "create casefold: %s", strerror(-r));
+		return -1;
+	}
+	return cl_lstat_err(LO("CASEFOLD"), NULL) == 0;
+}
+
+#define NEED_CASE_INSENSITIVE()						\
+	do {								\
+		int __i = lower_ignores_case(c);			\
+		if (__i < 0)						\
+			return;						\
+		if (!__i)						\
+			MCT_SKIP("%s compares names exactly: no other spelling", \
+				 cl.fstype);				\
+	} while (0)
+
+/*
+ * Wait until lstat of @lo on the lower gives @want (0 or an errno) and, if
+ * it exists, @size (unless -1).
+ */
+static int lower_shows(const char *lo, int want, off_t size)
+{
+	double end = cl_now() + cl_lower_wait();
+	struct stat st;
+	int e;
+
+	while ((e = cl_lstat_err(lo, &st)) != want ||
+	       (!e && size >= 0 && st.st_size != size)) {
+		if (cl_now() > end)
+			return 0;
+		cl_msleep(100);
+	}
+	return 1;
+}
+
+/*
+ * Ask the stack right after the change, while the lower client may still
+ * hold its own older answer: that must not be cached again as fresh.
+ */
+static void ask_early(struct cl_ctx *c, const char *rel)
+{
+	cl_lstat_err(UP(rel), NULL);
+}
+
+/*
+ * Whether two spellings give one inode number is the lower's business
+ * (cifs gives each its own once it stops using the server's inode
+ * numbers, which it may decide by itself mid-mount): the stack must agree.
+ */
+#define SAME_FILE_AS_LOWER(a, b)					\
+	do {								\
+		int __lo = ino_of(LO(a)) == ino_of(LO(b));		\
+		int __up = ino_of(UP(a)) == ino_of(UP(b));		\
+		MCT_EXPECT(__up == __lo, "the stack shows %s and %s as %s, the lower as %s", \
+			   (a), (b), __up ? "one file" : "two files",	\
+			   __lo ? "one file" : "two files");		\
+	} while (0)
+
+CL_TEST(case_variant_created)
+{
+	CL_TTLS(3600);
+	NEED_CASE_INSENSITIVE();
+	warm(c, "README");
+	MCT_ASSERT(cl_lstat_err(UP("README"), NULL) == ENOENT, "README exists before");
+	MKFILE("readme", 1);
+	ask_early(c, "README");
+	MCT_ASSERT(lower_shows(LO("README"), 0, -1),
+		   "the lower never found README after creating readme");
+	EXISTS("README");
+	SAME_FILE_AS_LOWER("README", "readme");
+}
+
+CL_TEST(case_variant_renamed_away)
+{
+	CL_TTLS(3600);
+	NEED_CASE_INSENSITIVE();
+	MKFILE("readme", 1);
+	warm(c, "README");
+	MCT_ASSERT(cl_lstat_err(UP("README"), NULL) == 0, "README not found: %s",
+		   strerror(errno));
+	MCT_ASSERT(rename(UP("readme"), UP("other")) == 0, "rename: %s",
+		   strerror(errno));
+	ask_early(c, "README");
+	MCT_ASSERT(lower_shows(LO("README"), ENOENT, -1),
+		   "the lower still finds README after renaming readme away");
+	MISSING("README");
+	EXISTS("other");
+}
+
+CL_TEST(case_variant_unlinked_and_replaced)
+{
+	struct stat st;
+
+	CL_TTLS(3600);
+	NEED_CASE_INSENSITIVE();
+	MKFILE("readme", 1);
+	warm(c, "README");
+	MCT_ASSERT(unlink(UP("readme")) == 0, "unlink: %s", strerror(errno));
+	ask_early(c, "README");
+	MCT_ASSERT(lower_shows(LO("README"), ENOENT, -1),
+		   "the lower still finds README after unlinking readme");
+	MISSING("README");
+
+	MKFILE("readme", 1);
+	MKFILE("new", 5);
+	warm(c, "README");
+	MCT_ASSERT(rename(UP("new"), UP("readme")) == 0, "rename: %s",
+		   strerror(errno));
+	ask_early(c, "README");
+	MCT_ASSERT(lower_shows(LO("README"), 0, 5),
+		   "the lower never showed README as the new file");
+	MCT_ASSERT(lstat(UP("README"), &st) == 0, "lstat README: %s",
+		   strerror(errno));
+	MCT_EXPECT(st.st_size == 5, "README is still the replaced file: size %jd, want 5",
+		   (intmax_t)st.st_size);
+	SAME_FILE_AS_LOWER("README", "readme");
+}
+
+/*
+ * What such a change leaves cached (cache.c, "Name generations"): adding
+ * a name cannot make another name missing, and removing one cannot make
+ * a missing name found, so those entries stay hits; the others ask once.
+ */
+CL_TEST(case_variant_keeps_the_rest)
+{
+	struct mcs s0, d;
+
+	CL_TTLS(3600);
+	NEED_CASE_INSENSITIVE();
+	MKFILE("kept", 1);
+	MKFILE("gone", 1);
+	cl_settle();
+
+	/* A create: the missing names ask again, the found ones do not. */
+	warm(c, "kept");
+	warm(c, "missing");
+	MKFILE("added", 1);
+	CL_SNAP(&s0);
+	MCT_EXPECT(cl_lstat_err(UP("kept"), NULL) == 0, "kept: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(mcs_calls(&d, MCS_META) == 0,
+		   "a found name asked the lower after another name was created: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+	CL_SNAP(&s0);
+	MCT_EXPECT(cl_lstat_err(UP("missing"), NULL) == ENOENT, "missing exists");
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(mcs_calls(&d, MCS_META) > 0,
+		   "a missing name was answered from the cache after a create: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+
+	/* An unlink: the missing names stay, the found ones ask once. */
+	warm(c, "missing");
+	warm(c, "kept");
+	MCT_ASSERT(unlink(UP("gone")) == 0, "unlink: %s", strerror(errno));
+	CL_SNAP(&s0);
+	MCT_EXPECT(cl_lstat_err(UP("missing"), NULL) == ENOENT, "missing exists");
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(mcs_calls(&d, MCS_META) == 0,
+		   "a missing name asked the lower after another file was removed: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+	CL_SNAP(&s0);
+	MCT_EXPECT(cl_lstat_err(UP("kept"), NULL) == 0, "kept: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(mcs_calls(&d, MCS_META) > 0,
+		   "a found name was answered from the cache after a removal: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+	CL_SNAP(&s0);
+	MCT_EXPECT(cl_lstat_err(UP("kept"), NULL) == 0, "kept: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(mcs_calls(&d, MCS_META) == 0,
+		   "a found name asked the lower twice after one removal: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+}
+
+/*
+ * A cifs mount without server inode numbers ("noserverino", which cifs
+ * also turns on by itself when a server's numbers look wrong) gives each
+ * spelling its own inode: "README" and "readme" are two objects to the
+ * stack too, and a change of one must still reach the other.
+ */
+CL_TEST(case_variant_own_inodes)
+{
+	char up[3][PATH_MAX], lo[PATH_MAX];
+	struct cl_stack m = { .mounted = 0 };
+	struct stat st;
+	int e;
+
+	if (!cl_fs("cifs"))
+		MCT_SKIP("a cifs noserverino mount: cifs only");
+	NEED_CASE_INSENSITIVE();
+	MKFILE("readme", 1);
+	cl_settle();
+	if (cl_stack_mount(&m, "local-nsi", "guest,vers=3.1.1,noserverino,nosharesock",
+			   "entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600"))
+		goto out;
+	cl_snp(up[0], PATH_MAX, "%s/%s/readme", m.up, c->rel);
+	cl_snp(up[1], PATH_MAX, "%s/%s/README", m.up, c->rel);
+	cl_snp(up[2], PATH_MAX, "%s/%s/new", m.up, c->rel);
+	cl_snp(lo, PATH_MAX, "%s/%s/README", m.low, c->rel);
+
+	/* Both spellings cached as found. */
+	if (lstat(up[0], &st) || lstat(up[1], &st)) {
+		mct_fail_at(__FILE__, __LINE__, "lstat: %s", strerror(errno));
+		goto out;
+	}
+	mct_diag("readme and README: inodes %ju and %ju", (uintmax_t)ino_of(up[0]),
+		 (uintmax_t)ino_of(up[1]));
+
+	/* readme removed: README misses. */
+	if (unlink(up[0])) {
+		mct_fail_at(__FILE__, __LINE__, "unlink %s: %s", up[0], strerror(errno));
+		goto out;
+	}
+	cl_lstat_err(up[1], NULL);	/* ask early, as ask_early() */
+	MCT_EXPECT(lower_shows(lo, ENOENT, -1),
+		   "the lower still finds README after unlinking readme");
+	e = cl_lstat_err(up[1], NULL);
+	MCT_EXPECT(e == ENOENT, "README after unlinking readme: %s, want ENOENT",
+		   strerror(e));
+
+	/* readme created again, then replaced: README finds the new file. */
+	if (cl_writefile(up[0], 1, 'o', 0644) || cl_writefile(up[2], 5, 'n', 0644)) {
+		mct_fail_at(__FILE__, __LINE__, "create: %s", strerror(errno));
+		goto out;
+	}
+	MCT_EXPECT(lower_shows(lo, 0, 1), "the lower never found README");
+	e = cl_lstat_err(up[1], NULL);
+	MCT_EXPECT(e == 0, "README after creating readme: %s", strerror(e));
+	if (rename(up[2], up[0])) {
+		mct_fail_at(__FILE__, __LINE__, "rename: %s", strerror(errno));
+		goto out;
+	}
+	cl_lstat_err(up[1], NULL);
+	MCT_EXPECT(lower_shows(lo, 0, 5), "the lower never showed README as the new file");
+	e = cl_lstat_err(up[1], &st);
+	MCT_EXPECT(e == 0 && st.st_size == 5, "README after replacing readme: %s, size %jd, want 5",
+		   strerror(e), (intmax_t)(e ? -1 : st.st_size));
+out:
+	cl_stack_umount(&m);
 }
 
 CL_MAIN()
