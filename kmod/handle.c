@@ -46,7 +46,10 @@
  * lower sees the file closed before the unlink, so NFS does not silly-rename.
  *
  * Bounds: at most max_handles per mount (the oldest is closed first), an
- * expiry work item that closes what outlived close_ttl, and a shrinker.
+ * expiry work item that closes what outlived close_ttl (the mount's, or a
+ * policy rule's for files under the rule's directory), and a shrinker.  A
+ * change of the mount's tunables or rules closes every kept handle
+ * (mc_handles_retune()).
  *
  * Staleness: a handle is reused for at most close_ttl seconds after its
  * close.  The lower client's close-to-open check (NFS asks the server for
@@ -150,24 +153,6 @@ static void mc_handle_dispose(struct mc_sb_info *sbi, bool wait)
 		flush_work(&sbi->handle_dispose_work);
 }
 
-/* (Re)arm the expiry pass for the oldest handle's deadline. */
-static void mc_handle_arm_locked(struct mc_sb_info *sbi)
-{
-	u64 now = get_jiffies_64();
-	struct mc_handle *h;
-	unsigned long delay;
-
-	lockdep_assert_held(&sbi->handle_lock);
-	if (sbi->handles_dead || list_empty(&sbi->handle_lru))
-		return;
-	h = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
-	delay = time_after64(h->deadline, now) ?
-		min_t(u64, h->deadline - now, MAX_JIFFY_OFFSET) : 0;
-	/* Batch: no sooner than a tenth of a second from now. */
-	mod_delayed_work(system_unbound_wq, &sbi->handle_expire_work,
-			 max_t(unsigned long, delay, HZ / 10));
-}
-
 /* Make sure the expiry pass runs no later than @deadline. */
 static void mc_handle_arm_by_locked(struct mc_sb_info *sbi, u64 deadline)
 {
@@ -187,45 +172,75 @@ static void mc_handle_arm_by_locked(struct mc_sb_info *sbi, u64 deadline)
 }
 
 /**
- * mc_handles_retune() - the mount's close_ttl or max_handles changed
+ * mc_handles_retune() - the mount's tunables or policy rules changed
  * @sbi: the mount
  *
- * Runs the expiry pass now: it closes what the new values no longer allow.
+ * Closes every kept handle, so that each handle is kept under the settings
+ * in force: a handle cache switched off (close_ttl 0, `handle off`,
+ * max_handles 0, a bypass rule) holds no lower file open from here on, and
+ * a rule's close_ttl, longer or shorter than the mount's, is what each
+ * handle's deadline says.  Reopening costs one lower open per file, and
+ * changes are an administrator's, rare.  A mc_handle_put() that read the
+ * old settings sees @handle_gen moved and keeps nothing.
+ *
+ * Context: process context; the caller stored the new tunables or rule
+ * table before the call.
  */
 void mc_handles_retune(struct mc_sb_info *sbi)
 {
+	struct mc_handle *h, *next;
+	bool any = false;
+
+	if (!sbi->handle_lru.next)
+		return;		/* never initialised */
+	/* The new settings before the generation: see mc_handle_put(). */
+	smp_wmb();
 	spin_lock(&sbi->handle_lock);
-	if (!sbi->handles_dead && sbi->handle_lru.next)
-		mod_delayed_work(system_unbound_wq, &sbi->handle_expire_work, 0);
+	WRITE_ONCE(sbi->handle_gen, sbi->handle_gen + 1);
+	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
+		mc_handle_unhook_locked(sbi, h);
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
+		any = true;
+	}
 	spin_unlock(&sbi->handle_lock);
+	if (any)
+		mc_handle_dispose(sbi, false);
 }
 
+/*
+ * The expiry pass: closes what outlived its deadline, then re-arms for the
+ * earliest deadline left.  Deadlines are not in close order (rules give
+ * directories their own close_ttl), so it looks at every handle.
+ */
 static void mc_handle_expire_work(struct work_struct *work)
 {
 	struct mc_sb_info *sbi = container_of(to_delayed_work(work),
 					      struct mc_sb_info,
 					      handle_expire_work);
-	u32 ttl = mc_close_ttl(sbi), max = mc_max_handles(sbi);
+	u32 max = mc_max_handles(sbi);
+	u64 now = get_jiffies_64(), earliest = U64_MAX;
 	struct mc_handle *h, *next;
 	bool any = false;
 
 	spin_lock(&sbi->handle_lock);
-	/* The list is in close order; a lowered close_ttl can reorder it. */
 	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
-		if (mc_fresh(h->deadline, ttl))
+		if (time_before64(now, h->deadline)) {
+			earliest = min(earliest, h->deadline);
 			continue;
+		}
 		mc_handle_unhook_locked(sbi, h);
 		mc_count_expired(sbi, MC_CACHE_HANDLE);
 		any = true;
 	}
-	/* A lowered max_handles. */
+	/* A lowered max_handles (retune closed them all; belt and braces). */
 	while (sbi->nr_handles > max) {
 		h = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
 		mc_handle_unhook_locked(sbi, h);
 		mc_count_evicted(sbi, MC_CACHE_HANDLE);
 		any = true;
 	}
-	mc_handle_arm_locked(sbi);
+	if (!list_empty(&sbi->handle_lru))
+		mc_handle_arm_by_locked(sbi, earliest);
 	spin_unlock(&sbi->handle_lock);
 	/*
 	 * Through the work item, not by calling it: mc_handles_close(wait)
@@ -317,10 +332,19 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	struct inode *inode = file_inode(file);
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_inode_info *mi = MC_I(inode);
-	u32 ttl = mc_ttl(sbi, file_dentry(file), MC_CACHE_HANDLE);
-	u32 max = mc_max_handles(sbi);
+	unsigned int gen = READ_ONCE(sbi->handle_gen);
 	struct mc_handle *h, *old;
 	bool evicted = false;
+	u32 ttl, max;
+
+	/*
+	 * The settings after the generation (pairs with the smp_wmb() in
+	 * mc_handles_retune()): if they are the old ones, the generation
+	 * read here is too, and the check under the lock below sees it move.
+	 */
+	smp_rmb();
+	ttl = mc_ttl(sbi, file_dentry(file), MC_CACHE_HANDLE);
+	max = mc_max_handles(sbi);
 
 	/*
 	 * A file this open created is rarely opened again with the same
@@ -349,9 +373,10 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	 * a rename over it or an unlink while it was open, or the lower
 	 * dropped it): keeping it open would keep the .nfsXXXX file.  Under
 	 * the lock: ordered after an unlink's or rename's mc_handles_allow().
+	 * Nor if the settings changed since @ttl was read.
 	 */
 	if (sbi->handles_dead || sbi->handles_forbidden ||
-	    mi->handles_forbidden ||
+	    mi->handles_forbidden || gen != sbi->handle_gen ||
 	    mc_lower_name_gone(lower->f_path.dentry)) {
 		spin_unlock(&sbi->handle_lock);
 		kmem_cache_free(mc_handle_cachep, h);

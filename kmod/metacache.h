@@ -269,8 +269,9 @@ struct mc_sb_info {
 
 	/*
 	 * The handle cache (handle.c).  @handle_lock protects @handle_lru,
-	 * @handle_dispose, @nr_handles, @handles_dead, @handles_forbidden
-	 * and every inode's mc_inode_info::handles and ::handles_forbidden.
+	 * @handle_dispose, @nr_handles, @handles_dead, @handles_forbidden,
+	 * @handle_gen and every inode's mc_inode_info::handles and
+	 * ::handles_forbidden.
 	 * A leaf lock: nothing is taken under it, and it is never taken in
 	 * RCU-walk or under a d_lock.
 	 */
@@ -280,6 +281,7 @@ struct mc_sb_info {
 	unsigned long nr_handles;	/* on @handle_lru */
 	bool handles_dead;		/* unmounting: cache no more */
 	unsigned int handles_forbidden;	/* directory renames under way */
+	unsigned int handle_gen;	/* bumped by each change of settings */
 	bool handle_shrinker_registered;
 	struct work_struct handle_dispose_work;	/* closes @handle_dispose */
 	struct delayed_work handle_expire_work;	/* closes expired handles */

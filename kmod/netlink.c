@@ -680,7 +680,8 @@ static int metacache_nl_mount_set_doit(struct sk_buff *skb,
 	/*
 	 * A cache switched off here is not used from the next operation on
 	 * (its entries are judged against the ttl in force when used);
-	 * lowered limits and ttls are applied at once, as by a remount.
+	 * lowered limits and ttls are applied at once, as by a remount, and
+	 * the kept handles are closed (mc_handles_retune()).
 	 */
 	if (!err)
 		mc_cache_apply_limits(sbi);

@@ -235,6 +235,8 @@ int mc_policy_add(struct mc_sb_info *sbi, struct mc_rule *rule, bool excl)
 		kfree_rcu(old, rcu);
 out:
 	mutex_unlock(&ctl->lock);
+	if (!err)
+		mc_handles_retune(sbi);
 	return err;
 }
 
@@ -244,7 +246,8 @@ out:
  * @path: normalized
  *
  * The names under the path get the mount's tunables again (or those of a
- * less specific rule) from their next operation on.
+ * less specific rule) from their next operation on.  As after an add, the
+ * mount's kept handles are closed (mc_handles_retune()).
  *
  * Context: process context; takes the mount's mc_ctl::lock.
  * Return: 0, -ENOENT (no rule there) or -ENOMEM.
@@ -275,6 +278,8 @@ int mc_policy_del(struct mc_sb_info *sbi, const char *path)
 	kfree_rcu(rule, rcu);
 out:
 	mutex_unlock(&ctl->lock);
+	if (!err)
+		mc_handles_retune(sbi);
 	return err;
 }
 

@@ -16,6 +16,10 @@
  *  - close_ttl=0 keeps nothing; max_handles bounds the count (oldest
  *    closed first); an expired handle is closed by the expiry pass; a
  *    flush closes all;
+ *  - retune: a change of the mount's settings at run time closes its kept
+ *    handles at once (`metacachectl set MOUNT handle off` leaves no lower
+ *    file open), and a policy rule's close_ttl longer than the mount's keeps
+ *    the handles under its directory past the mount's expiry pass;
  *  - unmount with cached handles leaves the lower mount free and the
  *    files removable at once;
  *  - overlay_on_top: overlayfs over metacache, which opens our files with
@@ -433,6 +437,96 @@ CL_TEST(bounds)
 	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].expired >= 1,
 		   "close_ttl=1: %" PRIu64 " still cached after 30 s, %" PRIu64 " expired",
 		   d.cache[MCS_HANDLE].entries, d.cache[MCS_HANDLE].expired);
+}
+
+/* metacachectl ARGS... (a shell command line, paths without spaces): its status */
+static int ctl(const char *fmt, ...)
+{
+	char tool[PATH_MAX], args[2 * PATH_MAX], cmd[4 * PATH_MAX];
+	va_list ap;
+
+	if (mc_find_ctl(tool, sizeof(tool)))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	cl_snp(cmd, sizeof(cmd), "%s %s", tool, args);
+	return system(cmd);
+}
+
+CL_TEST(retune)
+{
+	struct mcs s0, d;
+	int n, waited;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("f"), 10, 'a', 0644) == 0, "create f");
+	MCT_ASSERT(open_close(UP("f"), O_RDONLY) == 0, "open f: %s", strerror(errno));
+	CL_SNAP(&s0);
+	MCT_ASSERT(s0.cache[MCS_HANDLE].entries == 1, "%" PRIu64 " handles kept, want 1",
+		   s0.cache[MCS_HANDLE].entries);
+
+	/* switched off at run time: the kept handle is closed at once */
+	MCT_ASSERT(ctl("set %s handle off", cl.upper) == 0, "metacachectl set handle off");
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].evicted >= 1,
+		   "handle off: %" PRIu64 " still kept, %" PRIu64 " closed",
+		   d.cache[MCS_HANDLE].entries, d.cache[MCS_HANDLE].evicted);
+	CL_SNAP(&s0);
+	for (n = 0; n < 3; n++)
+		MCT_EXPECT(open_close(UP("f"), O_RDONLY) == 0, "open f: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.op[MCS_OPEN].calls == 3 && d.cache[MCS_HANDLE].hits == 0 &&
+		   d.cache[MCS_HANDLE].entries == 0,
+		   "handle off: %" PRIu64 " lower opens of 3, %" PRIu64 " hits, %" PRIu64 " kept",
+		   d.op[MCS_OPEN].calls, d.cache[MCS_HANDLE].hits, d.cache[MCS_HANDLE].entries);
+	/* the lower file is closed: removing it on the lower leaves no .nfs* */
+	MCT_EXPECT(unlink(LO("f")) == 0, "unlink on the lower: %s", strerror(errno));
+	n = silly_wait(c->lo);
+	MCT_EXPECT(n == 0, "%d .nfs* files left on the lower", n);
+	MCT_ASSERT(ctl("set %s handle on close_ttl 1", cl.upper) == 0,
+		   "metacachectl set handle on close_ttl 1");
+
+	/*
+	 * A rule's close_ttl (1 h) outlasts the mount's (1 s): the expiry pass
+	 * that closes g (mount's ttl) leaves sub/h open.
+	 */
+	MCT_ASSERT(mkdir(UP("sub"), 0755) == 0, "mkdir: %s", strerror(errno));
+	MCT_ASSERT(cl_writefile(UP("sub/h"), 10, 'h', 0644) == 0, "create sub/h");
+	MCT_ASSERT(cl_writefile(UP("g"), 10, 'g', 0644) == 0, "create g");
+	MCT_ASSERT(ctl("policy add %s %s close_ttl 1h", cl.upper, UP("sub")) == 0,
+		   "metacachectl policy add %s close_ttl 1h", UP("sub"));
+	MCT_EXPECT(open_close(UP("sub/h"), O_RDONLY) == 0 && open_close(UP("g"), O_RDONLY) == 0,
+		   "open: %s", strerror(errno));
+	CL_SNAP(&s0);
+	MCT_EXPECT(s0.cache[MCS_HANDLE].entries == 2, "%" PRIu64 " handles kept, want 2",
+		   s0.cache[MCS_HANDLE].entries);
+	for (waited = 0; waited < 300; waited++) {
+		CL_SNAP(&d);
+		if (d.cache[MCS_HANDLE].expired > s0.cache[MCS_HANDLE].expired)
+			break;
+		cl_msleep(100);
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("close_ttl=1: g closed after %.1f s", waited / 10.0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].expired == 1 && d.cache[MCS_HANDLE].entries == 1,
+		   "after the mount's expiry: %" PRIu64 " expired, %" PRIu64 " kept (want 1, 1)",
+		   d.cache[MCS_HANDLE].expired, d.cache[MCS_HANDLE].entries);
+	CL_SNAP(&s0);
+	MCT_EXPECT(open_close(UP("sub/h"), O_RDONLY) == 0, "open sub/h: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == 1 && d.op[MCS_OPEN].calls == 0,
+		   "sub/h under a close_ttl 1h rule: %" PRIu64 " hits, %" PRIu64 " lower opens",
+		   d.cache[MCS_HANDLE].hits, d.op[MCS_OPEN].calls);
+
+	/* deleting the rule closes the kept handles */
+	CL_SNAP(&s0);
+	MCT_EXPECT(ctl("policy del %s %s", cl.upper, UP("sub")) == 0,
+		   "metacachectl policy del %s", UP("sub"));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].evicted >= 1,
+		   "policy del: %" PRIu64 " still kept", d.cache[MCS_HANDLE].entries);
 }
 
 CL_TEST(unmount)
