@@ -1094,9 +1094,8 @@ void mc_cache_read(const struct mc_sb_info *sbi, enum mc_cache c,
 		*bytes = *entries * sizeof(struct mc_attr);
 		break;
 	case MC_CACHE_HANDLE:
-		/* The lower struct file is most of it (handle.c). */
 		*entries = READ_ONCE(sbi->nr_handles);
-		*bytes = *entries * (sizeof(struct file) + 64);
+		*bytes = *entries * mc_handle_bytes();
 		break;
 	default:
 		*entries = READ_ONCE(sbi->nr[MC_CACHE_DIR]);

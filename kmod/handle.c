@@ -65,6 +65,7 @@
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/pagemap.h>
+#include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -74,13 +75,16 @@
 
 /*
  * struct mc_handle - one lower file kept open after its upper file closed.
- * On its inode's mc_inode_info::handles and on mc_sb_info::handle_lru (in
- * close order), or on mc_sb_info::handle_dispose on its way to be closed.
+ * Kept: on its inode's mc_inode_info::handles, on mc_sb_info::handle_lru
+ * (in close order, for max_handles and the shrinker) and in
+ * mc_sb_info::handle_deadlines (in deadline order, for the expiry pass).
+ * Or on mc_sb_info::handle_dispose (by @lru) on its way to be closed.
  * All under mc_sb_info::handle_lock.
  */
 struct mc_handle {
 	struct list_head inode_node;
 	struct list_head lru;
+	struct rb_node by_deadline;
 	struct mc_inode_info *mi;	/* NULL once on handle_dispose */
 	struct file *lower;		/* counted reference */
 	unsigned int flags;		/* open flags it was opened with */
@@ -88,6 +92,12 @@ struct mc_handle {
 };
 
 static struct kmem_cache *mc_handle_cachep;
+
+/* The memory one kept handle pins here: the lower struct file is most of it. */
+size_t mc_handle_bytes(void)
+{
+	return sizeof(struct mc_handle) + sizeof(struct file);
+}
 
 /*
  * The open flags that must match for a handle to be reused.
@@ -111,14 +121,42 @@ static bool mc_handle_cacheable_open(const struct file *file)
 	       !(file->f_mode & FMODE_CREATED);
 }
 
-/* Move @h from its inode and the LRU to the dispose list. */
-static void mc_handle_unhook_locked(struct mc_sb_info *sbi, struct mc_handle *h)
+/*
+ * Deadlines are not in close order: a policy rule gives the files under
+ * its directory a close_ttl of their own.  Ordered by deadline, the expiry
+ * pass takes the expired ones from the left, and the earliest deadline
+ * left is the leftmost, whatever the number of kept handles.
+ */
+static bool mc_handle_deadline_less(struct rb_node *a, const struct rb_node *b)
+{
+	return time_before64(rb_entry(a, struct mc_handle, by_deadline)->deadline,
+			     rb_entry(b, struct mc_handle, by_deadline)->deadline);
+}
+
+static struct mc_handle *mc_handle_earliest_locked(struct mc_sb_info *sbi)
+{
+	struct rb_node *n = rb_first_cached(&sbi->handle_deadlines);
+
+	lockdep_assert_held(&sbi->handle_lock);
+	return n ? rb_entry(n, struct mc_handle, by_deadline) : NULL;
+}
+
+/* Take a kept @h off its inode, the LRU and the deadlines. */
+static void mc_handle_take_locked(struct mc_sb_info *sbi, struct mc_handle *h)
 {
 	lockdep_assert_held(&sbi->handle_lock);
 	list_del_init(&h->inode_node);
-	h->mi = NULL;
-	list_move_tail(&h->lru, &sbi->handle_dispose);
+	list_del_init(&h->lru);
+	rb_erase_cached(&h->by_deadline, &sbi->handle_deadlines);
 	sbi->nr_handles--;
+}
+
+/* Move a kept @h to the dispose list. */
+static void mc_handle_unhook_locked(struct mc_sb_info *sbi, struct mc_handle *h)
+{
+	mc_handle_take_locked(sbi, h);
+	h->mi = NULL;
+	list_add_tail(&h->lru, &sbi->handle_dispose);
 }
 
 /*
@@ -171,6 +209,45 @@ static void mc_handle_arm_by_locked(struct mc_sb_info *sbi, u64 deadline)
 		mod_delayed_work(system_unbound_wq, dw, delay);
 }
 
+/*
+ * Handles moved to the dispose list per hold of handle_lock by the walks
+ * over a whole mount (a flush, a change of settings): max_handles may be
+ * in the millions, and opens and closes wait on the lock.
+ */
+#define MC_HANDLE_BATCH	256
+
+/*
+ * Move every handle kept when this began to the dispose list, oldest
+ * first, a batch at a time.  Handles kept meanwhile (a close under the new
+ * settings) come after them on the LRU and may stay.
+ * Context: process context.  Return: how many were moved.
+ */
+static unsigned long mc_handles_unhook_all(struct mc_sb_info *sbi)
+{
+	unsigned long n = 0, todo;
+	struct mc_handle *h;
+	int i;
+
+	spin_lock(&sbi->handle_lock);
+	todo = sbi->nr_handles;
+	for (;;) {
+		for (i = 0; i < MC_HANDLE_BATCH; i++, n++) {
+			if (n >= todo || list_empty(&sbi->handle_lru))
+				goto out;
+			h = list_first_entry(&sbi->handle_lru, struct mc_handle,
+					     lru);
+			mc_handle_unhook_locked(sbi, h);
+			mc_count_evicted(sbi, MC_CACHE_HANDLE);
+		}
+		spin_unlock(&sbi->handle_lock);
+		cond_resched();
+		spin_lock(&sbi->handle_lock);
+	}
+out:
+	spin_unlock(&sbi->handle_lock);
+	return n;
+}
+
 /**
  * mc_handles_retune() - the mount's tunables or policy rules changed
  * @sbi: the mount
@@ -188,29 +265,23 @@ static void mc_handle_arm_by_locked(struct mc_sb_info *sbi, u64 deadline)
  */
 void mc_handles_retune(struct mc_sb_info *sbi)
 {
-	struct mc_handle *h, *next;
-	bool any = false;
-
 	if (!sbi->handle_lru.next)
 		return;		/* never initialised */
 	/* The new settings before the generation: see mc_handle_put(). */
 	smp_wmb();
 	spin_lock(&sbi->handle_lock);
 	WRITE_ONCE(sbi->handle_gen, sbi->handle_gen + 1);
-	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
-		mc_handle_unhook_locked(sbi, h);
-		mc_count_evicted(sbi, MC_CACHE_HANDLE);
-		any = true;
-	}
 	spin_unlock(&sbi->handle_lock);
-	if (any)
+	/* Kept from here on: under the new settings. */
+	if (mc_handles_unhook_all(sbi))
 		mc_handle_dispose(sbi, false);
 }
 
 /*
  * The expiry pass: closes what outlived its deadline, then re-arms for the
- * earliest deadline left.  Deadlines are not in close order (rules give
- * directories their own close_ttl), so it looks at every handle.
+ * earliest deadline left.  It looks only at the handles it closes and the
+ * first one it keeps (handle_deadlines), so that its time under the lock
+ * does not grow with max_handles.
  */
 static void mc_handle_expire_work(struct work_struct *work)
 {
@@ -218,16 +289,13 @@ static void mc_handle_expire_work(struct work_struct *work)
 					      struct mc_sb_info,
 					      handle_expire_work);
 	u32 max = mc_max_handles(sbi);
-	u64 now = get_jiffies_64(), earliest = U64_MAX;
-	struct mc_handle *h, *next;
+	u64 now = get_jiffies_64();
+	struct mc_handle *h;
 	bool any = false;
 
 	spin_lock(&sbi->handle_lock);
-	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
-		if (time_before64(now, h->deadline)) {
-			earliest = min(earliest, h->deadline);
-			continue;
-		}
+	while ((h = mc_handle_earliest_locked(sbi)) &&
+	       !time_before64(now, h->deadline)) {
 		mc_handle_unhook_locked(sbi, h);
 		mc_count_expired(sbi, MC_CACHE_HANDLE);
 		any = true;
@@ -239,8 +307,9 @@ static void mc_handle_expire_work(struct work_struct *work)
 		mc_count_evicted(sbi, MC_CACHE_HANDLE);
 		any = true;
 	}
-	if (!list_empty(&sbi->handle_lru))
-		mc_handle_arm_by_locked(sbi, earliest);
+	h = mc_handle_earliest_locked(sbi);
+	if (h)
+		mc_handle_arm_by_locked(sbi, h->deadline);
 	spin_unlock(&sbi->handle_lock);
 	/*
 	 * Through the work item, not by calling it: mc_handles_close(wait)
@@ -289,9 +358,7 @@ struct file *mc_handle_get(struct file *file)
 			continue;
 		}
 		lower = h->lower;
-		list_del(&h->inode_node);
-		list_del(&h->lru);
-		sbi->nr_handles--;
+		mc_handle_take_locked(sbi, h);
 		break;
 	}
 	spin_unlock(&sbi->handle_lock);
@@ -385,6 +452,8 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	h->mi = mi;
 	list_add(&h->inode_node, &mi->handles);
 	list_add_tail(&h->lru, &sbi->handle_lru);
+	rb_add_cached(&h->by_deadline, &sbi->handle_deadlines,
+		      mc_handle_deadline_less);
 	sbi->nr_handles++;
 	while (sbi->nr_handles > max) {
 		old = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
@@ -492,23 +561,18 @@ void mc_handles_allow(struct inode *inode)
  * mc_handles_flush() - close every cached handle of a mount, and wait
  * @sbi: the mount
  *
+ * Every handle kept when it began; with the mount's handles forbidden or
+ * dead, that is every handle.
+ *
  * Context: process context, may sleep.
  * Return: how many handles were closed.
  */
 int mc_handles_flush(struct mc_sb_info *sbi)
 {
-	struct mc_handle *h, *next;
-	int n = 0;
+	unsigned long n = mc_handles_unhook_all(sbi);
 
-	spin_lock(&sbi->handle_lock);
-	list_for_each_entry_safe(h, next, &sbi->handle_lru, lru) {
-		mc_handle_unhook_locked(sbi, h);
-		mc_count_evicted(sbi, MC_CACHE_HANDLE);
-		n++;
-	}
-	spin_unlock(&sbi->handle_lock);
 	mc_handle_dispose(sbi, true);
-	return n;
+	return min_t(unsigned long, n, INT_MAX);
 }
 
 /**
@@ -584,6 +648,7 @@ int mc_handles_init(struct mc_sb_info *sbi)
 {
 	spin_lock_init(&sbi->handle_lock);
 	INIT_LIST_HEAD(&sbi->handle_lru);
+	sbi->handle_deadlines = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&sbi->handle_dispose);
 	INIT_WORK(&sbi->handle_dispose_work, mc_handle_dispose_work);
 	INIT_DELAYED_WORK(&sbi->handle_expire_work, mc_handle_expire_work);

@@ -52,6 +52,7 @@
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/rbtree.h>
 #include <linux/sched/clock.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
@@ -269,7 +270,7 @@ struct mc_sb_info {
 
 	/*
 	 * The handle cache (handle.c).  @handle_lock protects @handle_lru,
-	 * @handle_dispose, @nr_handles, @handles_dead, @handles_forbidden,
+	 * @handle_deadlines, @handle_dispose, @nr_handles, @handles_dead, @handles_forbidden,
 	 * @handle_gen and every inode's mc_inode_info::handles and
 	 * ::handles_forbidden.
 	 * A leaf lock: nothing is taken under it, and it is never taken in
@@ -277,6 +278,7 @@ struct mc_sb_info {
 	 */
 	spinlock_t handle_lock;
 	struct list_head handle_lru;	/* mc_handle::lru, oldest first */
+	struct rb_root_cached handle_deadlines;	/* the same, by deadline */
 	struct list_head handle_dispose; /* mc_handle::lru, to be closed */
 	unsigned long nr_handles;	/* on @handle_lru */
 	bool handles_dead;		/* unmounting: cache no more */
@@ -856,6 +858,7 @@ int mc_handles_flush(struct mc_sb_info *sbi);
 void mc_handles_forbid_all(struct mc_sb_info *sbi);
 void mc_handles_allow_all(struct mc_sb_info *sbi);
 void mc_handles_retune(struct mc_sb_info *sbi);
+size_t mc_handle_bytes(void);
 int mc_handles_init(struct mc_sb_info *sbi);
 void mc_handles_stop(struct mc_sb_info *sbi);
 int mc_handle_cache_init(void);

@@ -20,6 +20,9 @@
  *    handles at once (`metacachectl set MOUNT handle off` leaves no lower
  *    file open), and a policy rule's close_ttl longer than the mount's keeps
  *    the handles under its directory past the mount's expiry pass;
+ *  - many: 300 kept at once (more than one batch of the kernel's
+ *    whole-mount walks): flushed, expired with interleaved deadlines, and
+ *    closed by a rule's deletion, each exactly;
  *  - unmount with cached handles leaves the lower mount free and the
  *    files removable at once;
  *  - overlay_on_top: overlayfs over metacache, which opens our files with
@@ -527,6 +530,99 @@ CL_TEST(retune)
 	CL_SINCE(&d, &s0);
 	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].evicted >= 1,
 		   "policy del: %" PRIu64 " still kept", d.cache[MCS_HANDLE].entries);
+}
+
+/*
+ * Many handles at once, more than one batch of the whole-mount walks
+ * (MC_HANDLE_BATCH, 256): a flush closes every one; with deadlines
+ * interleaved (a 1 h rule on one directory, 1 s for the mount, files of the
+ * two opened in turn), the expiry pass closes exactly the mount's and
+ * keeps every one under the rule; deleting the rule closes the rest, and
+ * the lower files can all be removed at once.
+ */
+#define MANY 300
+
+static int many_path(char *buf, size_t len, const char *base, int i)
+{
+	return snprintf(buf, len, "%s/%s/m%d", base, i & 1 ? "late" : "soon", i);
+}
+
+CL_TEST(many)
+{
+	char path[PATH_MAX + 64];
+	struct mcs s0, d;
+	int i, n, waited;
+
+	CL_TTLS(3600);
+	CL_REMOUNT("close_ttl=3600,max_handles=1024");
+	MCT_ASSERT(mkdir(UP("soon"), 0755) == 0 && mkdir(UP("late"), 0755) == 0,
+		   "mkdir: %s", strerror(errno));
+	for (i = 0; i < MANY; i++) {
+		many_path(path, sizeof(path), c->up, i);
+		MCT_ASSERT(cl_writefile(path, 10, 'm', 0644) == 0, "create %s", path);
+	}
+	CL_SNAP(&s0);
+	for (i = 0; i < MANY; i++) {
+		many_path(path, sizeof(path), c->up, i);
+		MCT_ASSERT(open_close(path, O_RDONLY) == 0, "open %s: %s", path, strerror(errno));
+	}
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == MANY, "%" PRIu64 " handles kept, want %d",
+		   d.cache[MCS_HANDLE].entries, MANY);
+	CL_SNAP(&s0);
+	CL_FLUSH();
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].evicted == MANY,
+		   "flush: %" PRIu64 " still kept, %" PRIu64 " closed, want 0, %d",
+		   d.cache[MCS_HANDLE].entries, d.cache[MCS_HANDLE].evicted, MANY);
+
+	MCT_ASSERT(ctl("set %s handle on close_ttl 1", cl.upper) == 0,
+		   "metacachectl set handle on close_ttl 1");
+	MCT_ASSERT(ctl("policy add %s %s close_ttl 1h", cl.upper, UP("late")) == 0,
+		   "metacachectl policy add %s close_ttl 1h", UP("late"));
+	CL_SNAP(&s0);
+	for (i = 0; i < MANY; i++) {
+		many_path(path, sizeof(path), c->up, i);
+		MCT_ASSERT(open_close(path, O_RDONLY) == 0, "open %s: %s", path, strerror(errno));
+	}
+	for (waited = 0; waited < 600; waited++) {
+		CL_SINCE(&d, &s0);
+		if (d.cache[MCS_HANDLE].expired >= MANY / 2)
+			break;
+		cl_msleep(100);
+	}
+	cl_msleep(1500);	/* another pass: would it close one too many? */
+	CL_SINCE(&d, &s0);
+	mct_diag("close_ttl=1: %" PRIu64 " expired within %.1f s", d.cache[MCS_HANDLE].expired,
+		 waited / 10.0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].expired == MANY / 2 &&
+		   d.cache[MCS_HANDLE].entries == MANY / 2,
+		   "%" PRIu64 " expired, %" PRIu64 " kept, want %d and %d",
+		   d.cache[MCS_HANDLE].expired, d.cache[MCS_HANDLE].entries, MANY / 2, MANY / 2);
+	CL_SNAP(&s0);
+	for (i = 1; i < MANY; i += 2) {
+		many_path(path, sizeof(path), c->up, i);
+		MCT_EXPECT(open_close(path, O_RDONLY) == 0, "open %s: %s", path, strerror(errno));
+	}
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].hits == MANY / 2 && d.op[MCS_OPEN].calls == 0,
+		   "under the 1h rule: %" PRIu64 " hits, %" PRIu64 " lower opens, want %d, 0",
+		   d.cache[MCS_HANDLE].hits, d.op[MCS_OPEN].calls, MANY / 2);
+
+	CL_SNAP(&s0);
+	MCT_EXPECT(ctl("policy del %s %s", cl.upper, UP("late")) == 0,
+		   "metacachectl policy del %s", UP("late"));
+	CL_SINCE(&d, &s0);
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0 && d.cache[MCS_HANDLE].evicted == MANY / 2,
+		   "policy del: %" PRIu64 " still kept, %" PRIu64 " closed, want 0, %d",
+		   d.cache[MCS_HANDLE].entries, d.cache[MCS_HANDLE].evicted, MANY / 2);
+	for (i = 0; i < MANY; i++) {
+		many_path(path, sizeof(path), c->lo, i);
+		MCT_EXPECT(unlink(path) == 0, "unlink %s on the lower: %s", path,
+			   strerror(errno));
+	}
+	n = silly_wait(LO("late"));
+	MCT_EXPECT(n == 0, "%d .nfs* files left on the lower", n);
 }
 
 CL_TEST(unmount)
