@@ -15,7 +15,8 @@
  * What lives here:
  *  - the per-mount lists: cached dentries (positive and negative, oldest
  *    first) and installed listings, all under mc_sb_info::cache_lock, with
- *    their counts;
+ *    their counts; a flush keeps its place in a list with a cursor while
+ *    it lets go of the lock (mc_is_cursor());
  *  - the limits: max_neg negative entries, max_entries positive entries
  *    plus listing entries; going over evicts the oldest at once;
  *  - eviction: the entry loses its cached state; a dentry nobody uses is
@@ -49,9 +50,6 @@
 
 #include "metacache.h"
 #include "ctl.h"
-
-/* How many list entries one pass handles before it lets go of the lock. */
-#define MC_SCAN_BATCH	256
 
 /* Period of the expiry pass, in seconds. */
 #define MC_EXPIRE_MIN	1
@@ -238,31 +236,59 @@ static void mc_snaps_put(struct list_head *put)
 }
 
 /*
+ * List cursors.  mc_cache_flush() lets go of cache_lock on its way through
+ * an lru[] list and marks its place there with a cursor: a struct
+ * mc_dentry of its own with a NULL @dentry, which it alone moves or
+ * removes.  Every other walker steps over cursors.
+ */
+static bool mc_is_cursor(const struct mc_dentry *mcd)
+{
+	return !mcd->dentry;
+}
+
+/* The oldest entry of list @c that is not a cursor, or NULL. */
+static struct mc_dentry *mc_lru_first(struct mc_sb_info *sbi, enum mc_cache c)
+{
+	struct mc_dentry *mcd;
+
+	lockdep_assert_held(&sbi->cache_lock);
+	list_for_each_entry(mcd, &sbi->lru[c], node)
+		if (!mc_is_cursor(mcd))
+			return mcd;
+	return NULL;
+}
+
+/*
  * Keep the caches within their limits: evict the oldest negative entries
  * above max_neg; the oldest positive entries or listings (whichever
- * expires first) above max_entries.
+ * expires first) above max_entries.  At most *@budget entries and
+ * listings if @budget (which counts down), else as many as it takes.
  * Return: true if dentries were queued for mc_dispose().
  */
-static bool mc_trim_locked(struct mc_sb_info *sbi, struct list_head *put)
+static bool mc_trim_locked(struct mc_sb_info *sbi, struct list_head *put,
+			   unsigned long *budget)
 {
 	u32 max_neg = mc_max_neg(sbi), max = mc_max_entries(sbi);
-	struct list_head *pos = &sbi->lru[MC_CACHE_ENTRY];
-	struct list_head *neg = &sbi->lru[MC_CACHE_NEG];
+	struct mc_dentry *mcd;
 	bool queued = false;
 
 	lockdep_assert_held(&sbi->cache_lock);
 
-	while (sbi->nr[MC_CACHE_NEG] > max_neg && !list_empty(neg)) {
-		queued |= mc_entry_evict_locked(sbi,
-				list_first_entry(neg, struct mc_dentry, node));
+	while (sbi->nr[MC_CACHE_NEG] > max_neg && (!budget || *budget) &&
+	       (mcd = mc_lru_first(sbi, MC_CACHE_NEG))) {
+		queued |= mc_entry_evict_locked(sbi, mcd);
 		mc_count_evicted(sbi, MC_CACHE_NEG);
+		if (budget)
+			--*budget;
 	}
-	while (sbi->nr[MC_CACHE_ENTRY] + sbi->nr[MC_CACHE_DIR] > max) {
+	while (sbi->nr[MC_CACHE_ENTRY] + sbi->nr[MC_CACHE_DIR] > max &&
+	       (!budget || *budget)) {
 		struct mc_dirsnap *snap = list_first_entry_or_null(&sbi->snaps,
 						struct mc_dirsnap, lru);
-		struct mc_dentry *mcd = list_first_entry_or_null(pos,
-						struct mc_dentry, node);
 
+		if (budget)
+			--*budget;
+		mcd = mc_lru_first(sbi, MC_CACHE_ENTRY);
 		if (snap && (!mcd || time_before_eq64(snap->deadline,
 						       mcd->deadline))) {
 			mc_snap_unhook_locked(sbi, snap, put);
@@ -289,14 +315,14 @@ static bool mc_trim_locked(struct mc_sb_info *sbi, struct list_head *put)
 static bool mc_room_locked(struct mc_sb_info *sbi, enum mc_cache c)
 {
 	u32 max = c == MC_CACHE_NEG ? mc_max_neg(sbi) : mc_max_entries(sbi);
-	struct list_head *lru = &sbi->lru[c];
+	struct mc_dentry *mcd;
 	bool queued = false;
 
 	lockdep_assert_held(&sbi->cache_lock);
 
-	while (sbi->nr[c] && sbi->nr[c] >= max && !list_empty(lru)) {
-		queued |= mc_entry_evict_locked(sbi,
-				list_first_entry(lru, struct mc_dentry, node));
+	while (sbi->nr[c] && sbi->nr[c] >= max &&
+	       (mcd = mc_lru_first(sbi, c))) {
+		queued |= mc_entry_evict_locked(sbi, mcd);
 		mc_count_evicted(sbi, c);
 	}
 	return queued;
@@ -744,7 +770,7 @@ static void mc_entry_store(struct dentry *dentry, u8 state, u64 until,
 		/* Publishes @deadline with @state to RCU-walk. */
 		mc_dstate_set(mcd, state);
 	}
-	queued |= mc_trim_locked(sbi, &put);
+	queued |= mc_trim_locked(sbi, &put, NULL);
 	spin_unlock(&sbi->cache_lock);
 	rcu_read_unlock();
 	mc_trim_done(sbi, queued, &put);
@@ -778,14 +804,12 @@ void mc_entry_clear(struct dentry *dentry)
 static unsigned long mc_evict_list(struct mc_sb_info *sbi, enum mc_cache c,
 				   unsigned long budget, bool expired_only)
 {
-	struct list_head *head = &sbi->lru[c];
 	unsigned long done = 0;
+	struct mc_dentry *mcd;
 	bool queued = false;
 
 	spin_lock(&sbi->cache_lock);
-	while (done < budget && !list_empty(head)) {
-		struct mc_dentry *mcd = list_first_entry(head, struct mc_dentry,
-							 node);
+	while (done < budget && (mcd = mc_lru_first(sbi, c))) {
 		bool fresh = mc_fresh(mcd->deadline,
 				      mc_ttl(sbi, mcd->dentry, c));
 
@@ -953,47 +977,37 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 {
 	struct super_block *sb = sbi->sb;
 	struct inode *inode, *toput = NULL;
-	struct mc_dirsnap *snap, *snext;
+	struct mc_dirsnap *snap;
 	bool queued = false;
 	enum mc_cache c;
 	int flushed = 0;
 	LIST_HEAD(put);
 
+	/*
+	 * Listings go first: a lookup may cache a name's absence from its
+	 * directory's listing (mc_dir_lacks()) while entries are flushed.
+	 * All of a mount's listings go here, the oldest first again after
+	 * each letting go of the lock (a listing installed meanwhile came
+	 * from a lower readdir); a subtree's are found through its inodes.
+	 */
 	spin_lock(&sbi->cache_lock);
-	for (c = MC_CACHE_ENTRY; c <= MC_CACHE_NEG; c++) {
-		struct mc_dentry *mcd, *next;
-		unsigned long n = 0;
-
-		list_for_each_entry_safe(mcd, next, &sbi->lru[c], node) {
-			if (!mc_in_subtree(mcd->dentry, subtree))
-				continue;
-			queued |= mc_entry_evict_locked(sbi, mcd);
-			mc_count_evicted(sbi, c);
-			flushed++;
-			/* The list may change while we let go: restart. */
-			if (!(++n % MC_SCAN_BATCH)) {
-				spin_unlock(&sbi->cache_lock);
-				cond_resched();
-				spin_lock(&sbi->cache_lock);
-				next = list_first_entry(&sbi->lru[c],
-							struct mc_dentry, node);
-			}
-		}
-	}
-	/* A subtree's listings are found through its inodes, below. */
-	list_for_each_entry_safe(snap, snext, &sbi->snaps, lru) {
-		if (subtree)
-			break;
+	while (!subtree && !list_empty(&sbi->snaps)) {
+		snap = list_first_entry(&sbi->snaps, struct mc_dirsnap, lru);
 		mc_snap_unhook_locked(sbi, snap, &put);
 		mc_count_evicted(sbi, MC_CACHE_DIR);
-		flushed++;
+		if (!(++flushed % MC_SCAN_BATCH)) {
+			spin_unlock(&sbi->cache_lock);
+			cond_resched();
+			spin_lock(&sbi->cache_lock);
+		}
 	}
 	spin_unlock(&sbi->cache_lock);
 	mc_snaps_put(&put);
-	if (queued)
-		mc_dispose(sbi);
 
-	/* Attributes, permissions and "too big" marks live in the inodes. */
+	/*
+	 * Attributes, permissions, symlink bodies, a subtree's listings and
+	 * "too big" marks live in the inodes.
+	 */
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		struct mc_inode_info *mi = MC_I(inode);
@@ -1027,6 +1041,47 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 	}
 	spin_unlock(&sb->s_inode_list_lock);
 	iput(toput);
+
+	/* Entries, positive and negative. */
+	spin_lock(&sbi->cache_lock);
+	for (c = MC_CACHE_ENTRY; c <= MC_CACHE_NEG; c++) {
+		struct mc_dentry cursor = { .dentry = NULL };
+		unsigned long todo = sbi->nr[c], n;
+
+		/*
+		 * The cursor keeps our place while the lock is let go, so
+		 * that the lock is held for MC_SCAN_BATCH entries at a time
+		 * whether they are in @subtree or not.  Entries renewed or
+		 * added meanwhile move to the new end, behind every entry
+		 * that was here when this began and has not moved: those
+		 * come first, and there are at most @todo of them.  The
+		 * others came from the lower after the flush began.
+		 */
+		list_add(&cursor.node, &sbi->lru[c]);
+		for (n = 0; n < todo; ) {
+			struct mc_dentry *mcd = list_next_entry(&cursor, node);
+
+			if (list_entry_is_head(mcd, &sbi->lru[c], node))
+				break;
+			list_move(&cursor.node, &mcd->node);
+			if (mc_is_cursor(mcd))
+				continue;
+			if (mc_in_subtree(mcd->dentry, subtree)) {
+				queued |= mc_entry_evict_locked(sbi, mcd);
+				mc_count_evicted(sbi, c);
+				flushed++;
+			}
+			if (!(++n % MC_SCAN_BATCH)) {
+				spin_unlock(&sbi->cache_lock);
+				cond_resched();
+				spin_lock(&sbi->cache_lock);
+			}
+		}
+		list_del(&cursor.node);
+	}
+	spin_unlock(&sbi->cache_lock);
+	if (queued)
+		mc_dispose(sbi);
 	mc_lower_puts_drain(sbi);
 	return flushed;
 }
@@ -1037,12 +1092,20 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
  */
 void mc_cache_apply_limits(struct mc_sb_info *sbi)
 {
-	bool queued;
+	unsigned long budget;
+	bool queued = false;
 	LIST_HEAD(put);
 
-	spin_lock(&sbi->cache_lock);
-	queued = sbi->dying ? false : mc_trim_locked(sbi, &put);
-	spin_unlock(&sbi->cache_lock);
+	/* A limit lowered by millions: MC_SCAN_BATCH per hold of the lock. */
+	do {
+		budget = MC_SCAN_BATCH;
+		spin_lock(&sbi->cache_lock);
+		if (!sbi->dying)
+			queued |= mc_trim_locked(sbi, &put, &budget);
+		spin_unlock(&sbi->cache_lock);
+		mc_snaps_put(&put);
+		cond_resched();
+	} while (!budget);
 	mc_trim_done(sbi, queued, &put);
 	if (!READ_ONCE(sbi->dying))
 		mod_delayed_work(system_wq, &sbi->expire_work, 0);
@@ -2008,7 +2071,7 @@ bool mc_dirsnap_install(struct inode *dir, struct mc_dirsnap *snap, u32 gen)
 	sbi->nr[MC_CACHE_DIR] += snap->nr;
 	sbi->dir_bytes += snap->bytes;
 	rcu_assign_pointer(mi->snap, snap);
-	queued = mc_trim_locked(sbi, &put);
+	queued = mc_trim_locked(sbi, &put, NULL);
 	done = true;
 out:
 	spin_unlock(&sbi->cache_lock);

@@ -210,16 +210,11 @@ static void mc_handle_arm_by_locked(struct mc_sb_info *sbi, u64 deadline)
 }
 
 /*
- * Handles moved to the dispose list per hold of handle_lock by the walks
- * over a whole mount (a flush, a change of settings): max_handles may be
- * in the millions, and opens and closes wait on the lock.
- */
-#define MC_HANDLE_BATCH	256
-
-/*
  * Move every handle kept when this began to the dispose list, oldest
- * first, a batch at a time.  Handles kept meanwhile (a close under the new
- * settings) come after them on the LRU and may stay.
+ * first, MC_SCAN_BATCH per hold of handle_lock: max_handles may be in the
+ * millions, and opens and closes wait on the lock.  Handles kept meanwhile
+ * (a close under the new settings) come after them on the LRU and may
+ * stay.
  * Context: process context.  Return: how many were moved.
  */
 static unsigned long mc_handles_unhook_all(struct mc_sb_info *sbi)
@@ -231,7 +226,7 @@ static unsigned long mc_handles_unhook_all(struct mc_sb_info *sbi)
 	spin_lock(&sbi->handle_lock);
 	todo = sbi->nr_handles;
 	for (;;) {
-		for (i = 0; i < MC_HANDLE_BATCH; i++, n++) {
+		for (i = 0; i < MC_SCAN_BATCH; i++, n++) {
 			if (n >= todo || list_empty(&sbi->handle_lru))
 				goto out;
 			h = list_first_entry(&sbi->handle_lru, struct mc_handle,

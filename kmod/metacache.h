@@ -89,6 +89,14 @@ struct xattr_handler;
 #define MC_LIMIT_MAX		(1U << 24)
 
 /*
+ * Walks over a whole mount's cached objects (a flush, a change of
+ * settings, an expiry pass) handle this many, then let go of their
+ * spinlock for a moment: with limits up to MC_LIMIT_MAX, a walk in one
+ * hold would stall every lookup, open and close of the mount behind it.
+ */
+#define MC_SCAN_BATCH		256
+
+/*
  * struct mc_tunables - per-mount knobs of the caches.
  *
  * Parsed from the mount options and shown in /proc/mounts; changed at run
@@ -270,9 +278,9 @@ struct mc_sb_info {
 
 	/*
 	 * The handle cache (handle.c).  @handle_lock protects @handle_lru,
-	 * @handle_deadlines, @handle_dispose, @nr_handles, @handles_dead, @handles_forbidden,
-	 * @handle_gen and every inode's mc_inode_info::handles and
-	 * ::handles_forbidden.
+	 * @handle_deadlines, @handle_dispose, @nr_handles, @handles_dead,
+	 * @handles_forbidden, @handle_gen and every inode's
+	 * mc_inode_info::handles and ::handles_forbidden.
 	 * A leaf lock: nothing is taken under it, and it is never taken in
 	 * RCU-walk or under a d_lock.
 	 */
@@ -545,7 +553,7 @@ struct mc_dentry {
 	u8 state;			/* MC_DS_* */
 	u32 names;			/* name generation, ditto */
 	struct dentry *lower;		/* counted reference, or NULL */
-	struct dentry *dentry;		/* ours, for the lists */
+	struct dentry *dentry;		/* ours; NULL: a list cursor (cache.c) */
 	u64 deadline;
 	union {
 		struct list_head node;	/* on an lru[] or ->dispose */

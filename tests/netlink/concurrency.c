@@ -2,7 +2,7 @@
 /*
  * concurrency: the control plane changing a mount while it is used.
  *
- * For $MC_CONC_SECONDS (default 10) at once:
+ * control_plane_under_load: for $MC_CONC_SECONDS (default 10) at once:
  *   tuner    MOUNT_SET, DEFAULTS_SET, POLICY_ADD/DEL, STATS_RESET and FLUSH
  *            with random valid values, in a loop
  *   reader   GET_INFO, MOUNT_GET, STATS_GET and POLICY_GET dumps
@@ -18,6 +18,9 @@
  * deleting a rule that is not there, ENOENT for a mount just unmounted);
  * the kernel must not warn (the test bed checks).  Restores the mount,
  * the defaults and the rules.
+ *
+ * flush_cursor_beside_eviction: flushes that walk full lists while the
+ * limits are lowered and raised, see there.
  */
 #include <dirent.h>
 #include <ftw.h>
@@ -359,6 +362,28 @@ static void mounter(struct nl_sock *s)
 
 /* ----------------------------------------------------------- the test */
 
+/*
+ * What both tests start with: a netlink socket, the mount's @id, the
+ * shared page and the names of the work directory ($MC_UPPER/<prefix>.<pid>).
+ * Return: NULL, or what failed.
+ */
+static const char *conc_begin(struct nl_sock *s, const char *prefix)
+{
+	if (nl_open(s))
+		return "no metacache family";
+	id = nl_mount_id(s, upper);
+	if (!id)
+		return "no id for the mount";
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return "mmap";
+	memset(sh, 0, sizeof(*sh));
+	snprintf(wrel, sizeof(wrel), "/%s.%d", prefix, getpid());
+	snprintf(work, sizeof(work), "%s%s", upper, wrel);
+	return NULL;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
@@ -405,20 +430,14 @@ MCT_TEST(control_plane_under_load)
 	pid_t pids[NWORKERS];
 	struct nl_sock s;
 	int k, have_probe;
+	const char *why;
 
 	upper = mc_env("MC_UPPER");
 	lower = mc_env("MC_LOWER");
 	if (!upper || !lower)
 		MCT_SKIP("needs MC_UPPER and MC_LOWER (mount mode)");
-	MCT_ASSERT(!nl_open(&s), "no metacache family");
-	id = nl_mount_id(&s, upper);
-	MCT_ASSERT(id, "no id for %s", upper);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	MCT_ASSERT(sh != MAP_FAILED, "mmap");
-	memset(sh, 0, sizeof(*sh));
-	snprintf(wrel, sizeof(wrel), "/conc.%d", getpid());
-	snprintf(work, sizeof(work), "%s%s", upper, wrel);
+	why = conc_begin(&s, "conc");
+	MCT_ASSERT(!why, "%s (%s)", why, upper);
 	MCT_ASSERT(!make_dirs(), "set-up in %s: %s", work, strerror(errno));
 	MCT_ASSERT(!nl_defaults_get(&s, defaults), "DEFAULTS_GET");
 	MCT_ASSERT(!nl_mount_tun_get(&s, id, tun), "MOUNT_GET");
@@ -493,6 +512,178 @@ MCT_TEST(control_plane_under_load)
 	nl_close(&s);
 	MCT_EXPECT(!nftw(work, rm_one, 16, FTW_DEPTH | FTW_PHYS),
 		   "cannot remove %s: %s", work, strerror(errno));
+}
+
+/*
+ * Flushes beside eviction.  A flush lets go of cache_lock every 256
+ * entries and keeps its place in the list with a cursor; whatever evicts
+ * from the list's old end meanwhile must step over the cursor
+ * (kmod/cache.c mc_lru_first()).  For $MC_CONC_SECONDS, at once:
+ *   flusher  FLUSHes a directory with nothing cached, in a loop: each
+ *            walks every entry and evicts none, so the lists stay full
+ *            and its cursor sits among them; now and then the whole mount
+ *   tuner    lowers max_entries and max_neg to 1 and raises them again,
+ *            in a loop: lowering them evicts all but one entry of each
+ *            list from the old end at once, past a waiting flush's cursor
+ *   filler   stats CURS_NEG missing names (more than a batch) in turn
+ *   limiter  stats CURS_POS files in turn
+ * Every stat() must give the right answer, every request succeed, and the
+ * kernel must not warn (the test bed checks).
+ */
+#define CURS_NEG	600
+#define CURS_POS	400
+
+enum { FLUSHER, TUNER2, FILLER, LIMITER, NCURS };
+
+static const char *const curs_names[NCURS] = {
+	"flusher", "tuner", "filler", "limiter",
+};
+
+static void curs_stat(int who, const char *dir, char kind, int n, int exists)
+{
+	char name[PATH_MAX + 64];
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n && !sh->stop; i++) {
+		snprintf(name, sizeof(name), "%s/%s/%c%d", work, dir, kind, i);
+		if ((stat(name, &st) == 0) != exists ||
+		    (!exists && errno != ENOENT))
+			bad(who, "stat %s: %s", name,
+			    exists ? strerror(errno) : "found");
+		sh->ops[who]++;
+	}
+}
+
+static void curs_flusher(struct nl_sock *s, const char *empty)
+{
+	while (!sh->stop) {
+		struct nl_req *m = nl_req(s, METACACHE_CMD_FLUSH, 0);
+		struct nl_reply *r;
+
+		nl_put_u32(m, METACACHE_A_MOUNT_ID, id);
+		if (sh->ops[FLUSHER] % 64) {
+			nl_put_str(m, METACACHE_A_PATH, empty);
+			nl_put_u32(m, METACACHE_A_FLUSH_FLAGS,
+				   METACACHE_FLUSH_F_SUBTREE);
+		}
+		r = nl_call(s, m);
+		if (r->error)
+			bad(FLUSHER, "FLUSH: %s (%s)", strerror(-r->error),
+			    r->ext_msg);
+		sh->ops[FLUSHER]++;
+	}
+}
+
+static void curs_tuner(struct nl_sock *s, const nl_tun_t base)
+{
+	nl_tun_t t;
+	int low = 0;
+
+	memcpy(t, base, sizeof(t));
+	while (!sh->stop) {
+		low = !low;
+		t[METACACHE_A_TUN_MAX_ENTRIES] = low ? 1 : 4 * CURS_POS;
+		t[METACACHE_A_TUN_MAX_NEG] = low ? 1 : 4 * CURS_NEG;
+		if (nl_mount_tun_set(s, id, t))
+			bad(TUNER2, "MOUNT_SET max_entries and max_neg %u",
+			    t[METACACHE_A_TUN_MAX_NEG]);
+		sh->ops[TUNER2]++;
+		/* high long enough to fill the lists again */
+		if (!low)
+			usleep(50 * 1000);
+	}
+}
+
+MCT_TEST(flush_cursor_beside_eviction)
+{
+	const char *env = mc_env("MC_CONC_SECONDS");
+	int seconds = env ? atoi(env) : 10, k, fd;
+	char lbase[PATH_MAX], path[PATH_MAX + 64], empty[96];
+	pid_t pids[NCURS];
+	nl_tun_t tun, t;
+	struct nl_sock s;
+	const char *why;
+
+	upper = mc_env("MC_UPPER");
+	lower = mc_env("MC_LOWER");
+	if (!upper || !lower)
+		MCT_SKIP("needs MC_UPPER and MC_LOWER (mount mode)");
+	why = conc_begin(&s, "curs");
+	MCT_ASSERT(!why, "%s (%s)", why, upper);
+	snprintf(lbase, sizeof(lbase), "%s%s", lower, wrel);
+	snprintf(empty, sizeof(empty), "%s/e", wrel);
+	/* made on the lower: only the stat()s fill the caches */
+	MCT_ASSERT(!mkdir(lbase, 0755), "mkdir %s: %s", lbase, strerror(errno));
+	for (k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/%c", lbase, "pne"[k]);
+		MCT_ASSERT(!mkdir(path, 0755), "mkdir %s: %s", path,
+			   strerror(errno));
+	}
+	for (k = 0; k < CURS_POS; k++) {
+		snprintf(path, sizeof(path), "%s/p/f%d", lbase, k);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		MCT_ASSERT(fd >= 0, "create %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	MCT_ASSERT(!nl_mount_tun_get(&s, id, tun), "MOUNT_GET");
+	memcpy(t, tun, sizeof(t));
+	t[METACACHE_A_TUN_ENTRY_TTL] = 3600;
+	t[METACACHE_A_TUN_NEG_TTL] = 3600;
+	t[METACACHE_A_TUN_DISABLED] = 0;
+	MCT_ASSERT(!nl_mount_tun_set(&s, id, t), "MOUNT_SET");
+	nl_close(&s);
+
+	for (k = 0; k < NCURS; k++) {
+		pids[k] = fork();
+		MCT_ASSERT(pids[k] >= 0, "fork");
+		if (pids[k])
+			continue;
+		alarm((unsigned int)seconds + 120);
+		if (k <= TUNER2 && nl_open(&s)) {
+			bad(k, "no netlink socket");
+			_exit(1);
+		}
+		switch (k) {
+		case FLUSHER:
+			curs_flusher(&s, empty);
+			break;
+		case TUNER2:
+			curs_tuner(&s, t);
+			break;
+		case FILLER:
+			while (!sh->stop)
+				curs_stat(k, "n", 'm', CURS_NEG, 0);
+			break;
+		case LIMITER:
+			while (!sh->stop)
+				curs_stat(k, "p", 'f', CURS_POS, 1);
+			break;
+		}
+		_exit(0);
+	}
+	sleep((unsigned int)seconds);
+	sh->stop = 1;
+	for (k = 0; k < NCURS; k++) {
+		int status;
+
+		waitpid(pids[k], &status, 0);
+		MCT_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status),
+			   "%s: ended with status 0x%x", curs_names[k], status);
+		mct_diag("%-8s %6ld operations, %ld wrong%s%s", curs_names[k],
+			 sh->ops[k], sh->errors[k],
+			 sh->errors[k] ? ", first: " : "", sh->first[k]);
+		MCT_EXPECT(!sh->errors[k] && sh->ops[k] > 0,
+			   "%s: %ld operations, %ld wrong, first: %s",
+			   curs_names[k], sh->ops[k], sh->errors[k],
+			   sh->first[k]);
+	}
+	MCT_ASSERT(!nl_open(&s), "no metacache family afterwards");
+	MCT_EXPECT(!nl_mount_tun_set(&s, id, tun), "restore tunables");
+	nl_close(&s);
+	MCT_EXPECT(!nftw(work, rm_one, 16, FTW_DEPTH | FTW_PHYS),
+		   "cannot remove %s: %s", work, strerror(errno));
+	munmap(sh, sizeof(*sh));
 }
 
 int main(int argc, char **argv)

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <grp.h>
 #include <limits.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -519,6 +520,184 @@ MCT_TEST(flush_works)
 	rmdir(dir);
 	snprintf(work, sizeof(work), "%s/%s", upper, rel);
 	rmdir(work);
+}
+
+/*
+ * A subtree flush among many cached entries: the flush walks the mount's
+ * lists in batches, keeping its place with a cursor while it lets go of
+ * the lock (kmod/cache.c mc_cache_flush()).  Names of the flushed
+ * directory and of its sibling are cached in turn, FLUSH_N of each kind in
+ * each, so every batch holds both.  Exactly the names below the subtree
+ * must be asked of the lower again, and none of the others.  Then flushes
+ * run while a second process keeps the caches at their limits, so that
+ * their eviction from the old end meets the flushes' cursors.
+ */
+#define FLUSH_N		200
+#define FLUSH_LOOPS	12
+
+static void flush_names(const char *base, const char *side, int kind,
+			char *buf, size_t size, int i)
+{
+	snprintf(buf, size, "%s/%s/%c%d", base, side, kind ? 'm' : 'f', i);
+}
+
+/*
+ * stat() the names of @sides (1: "in", 2: "out", 3: both), in turn, until
+ * done or *@stop.  Return: how many answers were wrong.
+ */
+static int flush_stat_all(const char *base, int sides, int *stop)
+{
+	char name[PATH_MAX + 32];
+	struct stat st;
+	int i, k, side, bad = 0;
+
+	for (i = 0; i < FLUSH_N; i++) {
+		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+			break;
+		for (k = 0; k < 2; k++)
+			for (side = 0; side < 2; side++) {
+				if (!(sides & (1 << side)))
+					continue;
+				flush_names(base, side ? "out" : "in", k, name,
+					    sizeof(name), i);
+				if ((stat(name, &st) == 0) != !k)
+					bad++;
+			}
+	}
+	return bad;
+}
+
+/* The hit and miss counters of the stats -j in R.out, as a message. */
+static const char *hits_misses(char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "entry %lld hits %lld misses, neg %lld hits %lld misses, %lld lookups",
+		 js_num(R.out, "caches.entry.hits"),
+		 js_num(R.out, "caches.entry.misses"),
+		 js_num(R.out, "caches.neg.hits"),
+		 js_num(R.out, "caches.neg.misses"),
+		 js_num(R.out, "ops.lookup.calls"));
+	return buf;
+}
+
+/* A tunable's value in the show -j in R.out, as a string for "set". */
+#define TUN_WAS(buf, key)						\
+	snprintf(buf, sizeof(buf), "%lld", js_num(R.out, "tunables." key))
+
+MCT_TEST(flush_subtree_among_many)
+{
+	char rel[64], base[PATH_MAX], lbase[PATH_MAX], name[PATH_MAX + 32];
+	char sub[96], was_e[24], was_n[24], was_me[24], was_mn[24], msg[160];
+	int *shared;
+	long long id;
+	int i, fd, status, bad;
+	pid_t pid;
+
+	SETUP();
+	id = mount_id(upper);
+	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	TUN_WAS(was_e, "entry_ttl");
+	TUN_WAS(was_n, "neg_ttl");
+	TUN_WAS(was_me, "max_entries");
+	TUN_WAS(was_mn, "max_neg");
+	snprintf(rel, sizeof(rel), "ctl.fsub.%d", getpid());
+	snprintf(base, sizeof(base), "%s/%s", upper, rel);
+	snprintf(lbase, sizeof(lbase), "%s/%s", lower, rel);
+	snprintf(sub, sizeof(sub), "%s/in", rel);
+	/* the files are made on the lower: only the stat()s below fill the caches */
+	MCT_ASSERT(!mkdir(lbase, 0755), "mkdir %s: %s", lbase, strerror(errno));
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s/%s", lbase, i ? "out" : "in");
+		MCT_ASSERT(!mkdir(name, 0755), "mkdir %s: %s", name,
+			   strerror(errno));
+	}
+	for (i = 0; i < 2 * FLUSH_N; i++) {
+		flush_names(lbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
+			    i / 2);
+		fd = open(name, O_CREAT | O_WRONLY, 0644);
+		MCT_ASSERT(fd >= 0, "create %s: %s", name, strerror(errno));
+		close(fd);
+	}
+	/* no expiry while this runs, however slow the lower */
+	EXPECT_RUN(0, "set", upper, "entry_ttl", "1h", "neg_ttl", "1h",
+		   "max_entries", "65536", "max_neg", "16384");
+	EXPECT_RUN(0, "flush", upper);
+	MCT_EXPECT(flush_stat_all(base, 3, NULL) == 0, "stat through the stack");
+	EXPECT_JSON("-j", "flush", upper, sub, "--subtree");
+	MCT_EXPECT(js_num(R.out, "flushed_entries") >= 2 * FLUSH_N,
+		   "flush of %s: %s", sub, R.out);
+	/* the sibling's names are all still cached ... */
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
+	MCT_EXPECT(flush_stat_all(base, 2, NULL) == 0, "stat of out/");
+	EXPECT_JSON("-j", "stats", id_str(id));
+	MCT_EXPECT(js_num(R.out, "caches.entry.misses") == 0 &&
+		   js_num(R.out, "caches.neg.misses") == 0 &&
+		   js_num(R.out, "caches.entry.hits") >= FLUSH_N &&
+		   js_num(R.out, "caches.neg.hits") >= FLUSH_N &&
+		   js_num(R.out, "ops.lookup.calls") == 0,
+		   "out/ after a flush of in/: %s", hits_misses(msg, sizeof(msg)));
+	/* ... and none of the flushed one's */
+	EXPECT_RUN(0, "stats", "--reset", id_str(id));
+	MCT_EXPECT(flush_stat_all(base, 1, NULL) == 0, "stat of in/");
+	EXPECT_JSON("-j", "stats", id_str(id));
+	MCT_EXPECT(js_num(R.out, "caches.entry.misses") >= FLUSH_N &&
+		   js_num(R.out, "caches.neg.misses") >= FLUSH_N &&
+		   js_num(R.out, "caches.neg.hits") == 0,
+		   "in/ after its flush: %s", hits_misses(msg, sizeof(msg)));
+
+	/* limits lowered below what is cached by more than a batch */
+	EXPECT_RUN(0, "set", upper, "max_entries", "100", "max_neg", "100");
+	EXPECT_JSON("-j", "show", id_str(id));
+	MCT_EXPECT(js_num(R.out, "entries") <= 100 &&
+		   js_num(R.out, "entries") >= 50 &&
+		   js_num(R.out, "negative_entries") == 100,
+		   "2 x %d names cached, limits lowered to 100: %s", 2 * FLUSH_N,
+		   R.out);
+
+	/*
+	 * Flushes against eviction: limits below the names in use (but
+	 * above a batch, so that the flushes let go of the lock mid-list),
+	 * and a second process that keeps asking for all of them.
+	 */
+	EXPECT_RUN(0, "set", upper, "max_entries", "300", "max_neg", "280");
+	shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	MCT_ASSERT(shared != MAP_FAILED, "mmap: %s", strerror(errno));
+	*shared = 0;
+	pid = fork();
+	MCT_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		for (bad = 0; !__atomic_load_n(shared, __ATOMIC_RELAXED) && !bad; )
+			bad = flush_stat_all(base, 3, shared);
+		_exit(bad ? 1 : 0);
+	}
+	for (i = 0; i < FLUSH_LOOPS; i++) {
+		EXPECT_RUN(0, "flush", upper, i % 2 ? sub : rel, "--subtree");
+		if (!(i % 4))
+			EXPECT_RUN(0, "flush", upper);
+	}
+	__atomic_store_n(shared, 1, __ATOMIC_RELAXED);
+	MCT_EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		   !WEXITSTATUS(status),
+		   "wrong answers to the stat()s beside the flushes");
+	munmap(shared, sizeof(int));
+	EXPECT_JSON("-j", "show", id_str(id));
+	MCT_EXPECT(js_num(R.out, "entries") <= 300 &&
+		   js_num(R.out, "negative_entries") <= 280,
+		   "over the limits: %s", R.out);
+	EXPECT_RUN(0, "set", upper, "entry_ttl", was_e, "neg_ttl", was_n,
+		   "max_entries", was_me, "max_neg", was_mn);
+	for (i = 0; i < 2 * FLUSH_N; i++) {
+		flush_names(lbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
+			    i / 2);
+		unlink(name);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s/%s", lbase, i ? "out" : "in");
+		rmdir(name);
+	}
+	MCT_EXPECT(!rmdir(lbase), "rmdir %s: %s", lbase, strerror(errno));
+	EXPECT_RUN(0, "flush", upper);
 }
 
 MCT_TEST(non_root_refused)
