@@ -836,7 +836,7 @@ static unsigned long mc_evict_list(struct mc_sb_info *sbi, enum mc_cache c,
 static unsigned long mc_evict_snaps(struct mc_sb_info *sbi,
 				    unsigned long budget, bool expired_only)
 {
-	unsigned long done = 0;
+	unsigned long done = 0, n = 0;
 	LIST_HEAD(put);
 
 	spin_lock(&sbi->cache_lock);
@@ -854,6 +854,11 @@ static unsigned long mc_evict_snaps(struct mc_sb_info *sbi,
 			mc_count_evicted(sbi, MC_CACHE_DIR);
 		else
 			mc_count_expired(sbi, MC_CACHE_DIR);
+		if (!(++n % MC_SCAN_BATCH)) {
+			spin_unlock(&sbi->cache_lock);
+			cond_resched();
+			spin_lock(&sbi->cache_lock);
+		}
 	}
 	spin_unlock(&sbi->cache_lock);
 	mc_snaps_put(&put);
