@@ -29,7 +29,9 @@
  *	int main(int argc, char **argv) { return mct_main(argc, argv); }
  *
  * MCT_EXPECT records a failure and goes on; MCT_ASSERT and MCT_SKIP end the
- * test.  mct_diag() prints a "# " diagnostic line.  Options: -l lists the
+ * test.  mct_diag() prints a "# " diagnostic line.  Before each result line
+ * the harness prints "# NAME: S.S s", the test's wall time, so the slow
+ * tests of a run can be found in its log.  Options: -l lists the
  * tests, -t NAME runs only NAME (repeatable), -T SECONDS sets the per-test
  * timeout (default 300, or $MCT_TIMEOUT).
  */
@@ -44,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MCT_EXIT_PASS	0
@@ -199,6 +202,7 @@ static inline int mct_main(int argc, char **argv)
 	printf("TAP version 13\n1..%d\n", nr);
 	for (i = 0; i < mct_ncases; i++) {
 		const struct mct_case *c = &mct_cases[i];
+		struct timespec t0, t1;
 		int status = 0;
 		pid_t pid;
 
@@ -207,6 +211,7 @@ static inline int mct_main(int argc, char **argv)
 		n++;
 		memset(mct_sh, 0, sizeof(*mct_sh));
 		fflush(stdout);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pid = fork();
 		if (pid < 0) {
 			printf("not ok %d %s # fork: %s\n", n, c->name,
@@ -222,6 +227,10 @@ static inline int mct_main(int argc, char **argv)
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("# %s: %.1f s\n", c->name,
+		       (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (WIFSIGNALED(status)) {
 			printf("# %s: killed by signal %d%s\n", c->name,
 			       WTERMSIG(status),
