@@ -224,7 +224,7 @@ static void seq_open_flags(struct pt_run *r)
 		close(fd);
 	PT_FDERR(r, ENOENT, openat(r->dfd, "nodir/x", O_CREAT | O_WRONLY, 0644));
 	PT_FDERR(r, ENOTDIR, openat(r->dfd, "f/x", O_CREAT | O_WRONLY, 0644));
-	PT_FDANY(r, openat(r->dfd, "newname/", O_CREAT | O_WRONLY, 0644));
+	pt_fd_drop(PT_FDANY(r, openat(r->dfd, "newname/", O_CREAT | O_WRONLY, 0644)));
 	fd = PT_FD(r, openat(r->dfd, "f", O_PATH));
 	if (fd >= 0) {
 		PT_ERR(r, EBADF, read(fd, buf, 1));

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* environment */
@@ -161,10 +162,24 @@ const char *pt_path(struct pt_run *r, const char *name);
 #define PT_FD(r, ...)  PT__DO(r, PT_K_FD, PT_EXP_OK, #__VA_ARGS__, (__VA_ARGS__))
 /* Expected to fail with errno E on a local fs. */
 #define PT_ERR(r, E, ...) PT__DO(r, PT_K_RET, (E), #__VA_ARGS__, (__VA_ARGS__))
-#define PT_FDERR(r, E, ...) PT__DO(r, PT_K_FD, (E), #__VA_ARGS__, (__VA_ARGS__))
+/*
+ * An open expected to fail: an fd the lower gives anyway is recorded and
+ * closed.  Left open it would hold the file until the test ends; on cifs an
+ * unlinked file stays "delete pending" while open, and its name keeps the
+ * test's directory from being removed.
+ */
+#define PT_FDERR(r, E, ...) \
+	pt_fd_drop(PT__DO(r, PT_K_FD, (E), #__VA_ARGS__, (__VA_ARGS__)))
 /* No expectation at all. */
 #define PT_ANY(r, ...) PT__DO(r, PT_K_RET, PT_EXP_ANY, #__VA_ARGS__, (__VA_ARGS__))
 #define PT_FDANY(r, ...) PT__DO(r, PT_K_FD, PT_EXP_ANY, #__VA_ARGS__, (__VA_ARGS__))
+
+static inline long long pt_fd_drop(long long fd)
+{
+	if (fd >= 0)
+		close((int)fd);
+	return fd;
+}
 #define PT_VAL(r, label, v) pt_rec((r), (label), PT_K_VAL, PT_EXP_ANY, (long long)(v), 0)
 #define PT_BUF(r, label, b, n) pt_rec_buf((r), (label), (b), (n))
 
