@@ -9,7 +9,8 @@
  *    (mcstats.h), checked once per test by CL_TEST;
  *  - a work directory per test: c->up (through the stack), c->lo (the same
  *    directory on the lower client) and c->lo2 (the same directory seen by
- *    the OTHER client, MC_LOWER2; on tmpfs the lower itself);
+ *    the OTHER client, MC_LOWER2; on tmpfs the lower itself), and c->srv
+ *    (the server's own directory, MC_SERVER, for fixtures made quickly);
  *  - the mount's tunables: cl_remount("attr_ttl=2,...") changes them for
  *    the test, and they are put back as they were when the test ends (also
  *    when it fails; after a timeout kill, main() puts them back);
@@ -507,6 +508,7 @@ struct cl_ctx {
 	char up[PATH_MAX];	/* $MC_UPPER/rel: through the stack */
 	char lo[PATH_MAX];	/* $MC_LOWER/rel: the stack's lower client */
 	char lo2[PATH_MAX];	/* $MC_LOWER2/rel: the other client */
+	char srv[PATH_MAX];	/* $MC_SERVER/rel, else lo: see mc_server_or() */
 	int ready;
 };
 
@@ -521,6 +523,7 @@ static inline const char *cl_at(const char *base, const char *name)
 #define UP(name)  cl_at(c->up, (name))
 #define LO(name)  cl_at(c->lo, (name))
 #define LO2(name) cl_at(c->lo2, (name))
+#define SRV(name) cl_at(c->srv, (name))
 
 /* 0: go on; else the test was skipped or failed (already reported). */
 static inline int cl_begin(struct cl_ctx *c, const char *name)
@@ -543,6 +546,7 @@ static inline int cl_begin(struct cl_ctx *c, const char *name)
 	cl_snp(c->up, sizeof(c->up), "%s/%s", cl.upper, c->rel);
 	cl_snp(c->lo, sizeof(c->lo), "%s/%s", cl.lower, c->rel);
 	cl_snp(c->lo2, sizeof(c->lo2), "%s/%s", cl.lower2, c->rel);
+	cl_snp(c->srv, sizeof(c->srv), "%s/%s", mc_server_or(cl.lower), c->rel);
 	if (mkdir(c->up, 0755)) {
 		mct_fail_at(__FILE__, __LINE__, "mkdir %s: %s", c->up, strerror(errno));
 		return -1;

@@ -6,7 +6,7 @@
  *  - max_neg=100: stat of 500 distinct missing names; the neg cache's
  *    "entries" never exceeds 100 (read after every stat), "evicted" grows,
  *    and every answer is still ENOENT;
- *  - max_entries=200: 500 files (made on the lower), stat of each through
+ *  - max_entries=200: 500 files (made on the server), stat of each through
  *    the stack; the entry cache's "entries" never exceeds 200 and every
  *    answer is right (size of each file);
  *  - flush: with files, missing names and a listing cached, writing "1" to
@@ -68,11 +68,11 @@ CL_TEST(max_entries)
 	int i, r;
 
 	CL_REMOUNT("entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,max_entries=200");
-	/* made on the lower: nothing of them is cached yet */
+	/* made beside the stack, on the server: nothing of them is cached yet */
 	for (i = 0; i < NNAMES; i++) {
 		snprintf(name, sizeof(name), "f%04d", i);
-		r = cl_writefile(LO(name), (size_t)(i % 50), 'x', 0644);
-		MCT_ASSERT(r == 0, "create %s on the lower: %s", name, strerror(-r));
+		r = cl_writefile(SRV(name), (size_t)(i % 50), 'x', 0644);
+		MCT_ASSERT(r == 0, "create %s on the server: %s", name, strerror(-r));
 	}
 	CL_SNAP(&s0);
 	for (i = 0; i < NNAMES; i++) {

@@ -22,6 +22,22 @@ static inline const char *mc_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
+/*
+ * Where a test makes many files "on the lower" only to have something to
+ * look up: the server's own directory of the export ($MC_SERVER, a local
+ * file system inside the test bed), else the lower mount.  One create
+ * through an SMB client costs several round trips; a test that needs
+ * hundreds of files spends most of its time making them otherwise.  The
+ * names must be new to both clients (never looked up before), so that no
+ * client cache can hide them.
+ */
+static inline const char *mc_server_or(const char *lower)
+{
+	const char *srv = mc_env("MC_SERVER");
+
+	return srv ? srv : lower;
+}
+
 /* Is a file system type registered (listed in /proc/filesystems)? */
 static inline int mc_fs_registered(const char *type)
 {

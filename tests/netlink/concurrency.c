@@ -599,7 +599,7 @@ MCT_TEST(flush_cursor_beside_eviction)
 {
 	const char *env = mc_env("MC_CONC_SECONDS");
 	int seconds = env ? atoi(env) : 10, k, fd;
-	char lbase[PATH_MAX], path[PATH_MAX + 64], empty[96];
+	char lbase[PATH_MAX], sbase[PATH_MAX], path[PATH_MAX + 64], empty[96];
 	pid_t pids[NCURS];
 	nl_tun_t tun, t;
 	struct nl_sock s;
@@ -612,8 +612,12 @@ MCT_TEST(flush_cursor_beside_eviction)
 	why = conc_begin(&s, "curs");
 	MCT_ASSERT(!why, "%s (%s)", why, upper);
 	snprintf(lbase, sizeof(lbase), "%s%s", lower, wrel);
+	snprintf(sbase, sizeof(sbase), "%s%s", mc_server_or(lower), wrel);
 	snprintf(empty, sizeof(empty), "%s/e", wrel);
-	/* made on the lower: only the stat()s fill the caches */
+	/*
+	 * Made beside the stack (the files on the server where there is
+	 * one): only the stat()s fill the caches.
+	 */
 	MCT_ASSERT(!mkdir(lbase, 0755), "mkdir %s: %s", lbase, strerror(errno));
 	for (k = 0; k < 3; k++) {
 		snprintf(path, sizeof(path), "%s/%c", lbase, "pne"[k]);
@@ -621,7 +625,7 @@ MCT_TEST(flush_cursor_beside_eviction)
 			   strerror(errno));
 	}
 	for (k = 0; k < CURS_POS; k++) {
-		snprintf(path, sizeof(path), "%s/p/f%d", lbase, k);
+		snprintf(path, sizeof(path), "%s/p/f%d", sbase, k);
 		fd = open(path, O_CREAT | O_WRONLY, 0644);
 		MCT_ASSERT(fd >= 0, "create %s: %s", path, strerror(errno));
 		close(fd);
@@ -681,6 +685,11 @@ MCT_TEST(flush_cursor_beside_eviction)
 	MCT_ASSERT(!nl_open(&s), "no metacache family afterwards");
 	MCT_EXPECT(!nl_mount_tun_set(&s, id, tun), "restore tunables");
 	nl_close(&s);
+	for (k = 0; k < CURS_POS; k++) {
+		snprintf(path, sizeof(path), "%s/p/f%d", sbase, k);
+		MCT_EXPECT(!unlink(path), "unlink %s: %s", path,
+			   strerror(errno));
+	}
 	MCT_EXPECT(!nftw(work, rm_one, 16, FTW_DEPTH | FTW_PHYS),
 		   "cannot remove %s: %s", work, strerror(errno));
 	munmap(sh, sizeof(*sh));

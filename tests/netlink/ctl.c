@@ -586,7 +586,8 @@ static const char *hits_misses(char *buf, size_t size)
 
 MCT_TEST(flush_subtree_among_many)
 {
-	char rel[64], base[PATH_MAX], lbase[PATH_MAX], name[PATH_MAX + 32];
+	char rel[64], base[PATH_MAX], lbase[PATH_MAX], sbase[PATH_MAX];
+	char name[PATH_MAX + 32];
 	char sub[96], was_e[24], was_n[24], was_me[24], was_mn[24], msg[160];
 	int *shared;
 	long long id;
@@ -603,8 +604,12 @@ MCT_TEST(flush_subtree_among_many)
 	snprintf(rel, sizeof(rel), "ctl.fsub.%d", getpid());
 	snprintf(base, sizeof(base), "%s/%s", upper, rel);
 	snprintf(lbase, sizeof(lbase), "%s/%s", lower, rel);
+	snprintf(sbase, sizeof(sbase), "%s/%s", mc_server_or(lower), rel);
 	snprintf(sub, sizeof(sub), "%s/in", rel);
-	/* the files are made on the lower: only the stat()s below fill the caches */
+	/*
+	 * The files are made beside the stack (on the server where there is
+	 * one): only the stat()s below fill the caches.
+	 */
 	MCT_ASSERT(!mkdir(lbase, 0755), "mkdir %s: %s", lbase, strerror(errno));
 	for (i = 0; i < 2; i++) {
 		snprintf(name, sizeof(name), "%s/%s", lbase, i ? "out" : "in");
@@ -612,7 +617,7 @@ MCT_TEST(flush_subtree_among_many)
 			   strerror(errno));
 	}
 	for (i = 0; i < 2 * FLUSH_N; i++) {
-		flush_names(lbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
+		flush_names(sbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
 			    i / 2);
 		fd = open(name, O_CREAT | O_WRONLY, 0644);
 		MCT_ASSERT(fd >= 0, "create %s: %s", name, strerror(errno));
@@ -688,7 +693,7 @@ MCT_TEST(flush_subtree_among_many)
 	EXPECT_RUN(0, "set", upper, "entry_ttl", was_e, "neg_ttl", was_n,
 		   "max_entries", was_me, "max_neg", was_mn);
 	for (i = 0; i < 2 * FLUSH_N; i++) {
-		flush_names(lbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
+		flush_names(sbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
 			    i / 2);
 		unlink(name);
 	}
