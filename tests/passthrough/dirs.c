@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dirs.c - directory reading through metacache: getdents of a large
- * directory, telldir/seekdir, lseek on directory fds, rewinddir, readdir
- * while entries are added and removed, directory fds of renamed/removed
- * directories.
+ * dirs.c - directory reading through metacache: getdents, telldir/seekdir
+ * and lseek on the fd of a large directory (readdir_large), rewinddir,
+ * readdir while entries are added and removed, directory fds of
+ * renamed/removed directories.
  */
 #include "ptlib.h"
 
@@ -178,6 +178,8 @@ static int make_big(const char *up, const char *lo)
 	return 0;
 }
 
+static void seek_checks(struct pt_ctx *c, const char *up, const char *lo);
+
 PT_TEST(readdir_large)
 {
 	struct entlist su = { 0 }, sl = { 0 }, small = { 0 }, r3 = { 0 };
@@ -256,6 +258,7 @@ PT_TEST(readdir_large)
 	el_free(&sl);
 	el_free(&small);
 	el_free(&r3);
+	seek_checks(c, up, lo);
 }
 
 /* ------------------------------------------------------------------ */
@@ -314,9 +317,15 @@ static int order_stable(const char *dir)
 	return same;
 }
 
-PT_TEST(seekdir_telldir)
+/*
+ * telldir/seekdir, rewinddir and lseek(d_off) in the big directory UP (LO
+ * on the lower), made by readdir_large: one directory of NBIG entries,
+ * made once, serves both (making it is most of the time these tests take
+ * on an SMB lower).
+ */
+static void seek_checks(struct pt_ctx *c, const char *up, const char *lo)
 {
-	char up[PATH_MAX], lo[PATH_MAX], **names;
+	char **names;
 	long *pos;
 	int n, i, k, lower_stable;
 	uint64_t s = c->seed;
@@ -324,11 +333,6 @@ PT_TEST(seekdir_telldir)
 	struct dirent *de;
 	int picks[20] = { 0, 1, 2, 57, 150, -2, -1 };
 	int npicks = 7;
-
-	pt_snp(up, sizeof(up), "%s/big", c->up);
-	pt_snp(lo, sizeof(lo), "%s/big", c->lo);
-	MCT_ASSERT(mkdir(up, 0755) == 0, "mkdir: %s", strerror(errno));
-	MCT_ASSERT(make_big(up, lo) == 0, "populating: %s", strerror(errno));
 
 	d = opendir(up);
 	MCT_ASSERT(d, "opendir through the stack: %s", strerror(errno));
@@ -529,15 +533,23 @@ struct mut_result {
 	int problems, keep_missing, keep_dup, dup, unknown;
 };
 
+/*
+ * NMUT "keep" and NMUT "vol" entries; the buffer holds 16 of them, so a
+ * read takes 8 calls, and 3 "vol" entries go and 3 "new" ones come
+ * between any two.
+ */
+#define NMUT		60
+#define MUT_BUF		512
+
 /* Reads DIR with a small buffer, mutating between calls through MUTA and
  * MUTB (alternately); checks the "keep" entries. */
 static void mutate_read(const char *dir, const char *muta, const char *mutb,
 			const char *tag, struct mut_result *res)
 {
 	struct entlist seen = { 0 };
-	char buf[1024], name[64];
+	char buf[MUT_BUF], name[64];
 	int fd, i, round = 0, vol_next = 0, new_next = 0;
-	int seen_keep[100] = { 0 };
+	int seen_keep[NMUT] = { 0 };
 
 	memset(res, 0, sizeof(*res));
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
@@ -560,7 +572,7 @@ static void mutate_read(const char *dir, const char *muta, const char *mutb,
 		for (i = 0; i < 3; i++, round++) {
 			const char *m = round & 1 ? mutb : muta;
 
-			if (vol_next < 100) {
+			if (vol_next < NMUT) {
 				pt_snp(name, sizeof(name), "vol%03d", vol_next++);
 				unlink(pt_join(m, name));
 			}
@@ -573,7 +585,7 @@ static void mutate_read(const char *dir, const char *muta, const char *mutb,
 		const char *nm = seen.v[i].name;
 		int k;
 
-		if (sscanf(nm, "keep%d", &k) == 1 && k >= 0 && k < 100)
+		if (sscanf(nm, "keep%d", &k) == 1 && k >= 0 && k < NMUT)
 			seen_keep[k]++;
 		else if (strncmp(nm, "vol", 3) && strncmp(nm, "new", 3) &&
 			 strcmp(nm, ".") && strcmp(nm, ".."))
@@ -583,7 +595,7 @@ static void mutate_read(const char *dir, const char *muta, const char *mutb,
 	for (i = 1; i < seen.n; i++)
 		if (!strcmp(seen.v[i].name, seen.v[i - 1].name))
 			res->dup++;
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < NMUT; i++) {
 		if (!seen_keep[i])
 			res->keep_missing++;
 		else if (seen_keep[i] > 1)
@@ -600,7 +612,7 @@ static int populate_mut(const char *dir)
 
 	if (mkdir(dir, 0755) < 0)
 		return -1;
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < NMUT; i++) {
 		pt_snp(name, sizeof(name), "keep%03d", i);
 		if (pt_writefile(pt_join(dir, name), "k", 1, 0644) < 0)
 			return -1;
