@@ -349,6 +349,24 @@ static ssize_t mc_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 			     mc_iocb_to_rwf(iocb->ki_flags));
 }
 
+/*
+ * Writes hold the upper inode's i_rwsem, as overlayfs' ovl_write_iter()
+ * does, and not only to keep the size copied up in order.  Every name
+ * change through the stack (unlink, rename, truncate) holds the
+ * upper i_rwsem of the file it changes before it locks the lower one and
+ * waits for the server; a writer now waits for it here, above the lower.
+ * Otherwise a cifs writer would wait for the lower i_rwsem while marked
+ * as a pending writer (cifs_get_writer()), and cifs' oplock break worker
+ * waits for pending writers to finish before it acknowledges a lease break:
+ * a Samba server that breaks the lease for the unlink or rename answers
+ * only when its break times out, after 35 s (Linux 6.1 cifs; the plain
+ * cifs mount stalls the same way, see Documentation/testbed.md).
+ *
+ * Lock order: upper i_rwsem, then the lower's freeze protection and
+ * i_rwsem (taken by the lower write).  mc_splice_write() does not take it:
+ * it must not be taken after a pipe lock, which a file system stacked on us
+ * holds when it calls our ->write_iter from its own splice.
+ */
 static ssize_t mc_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
@@ -360,12 +378,18 @@ static ssize_t mc_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 	ret = mc_sync_flags(file);
 	if (ret)
 		return ret;
+	/*
+	 * No IOCB_NOWAIT here: upper files do not have FMODE_NOWAIT, so the
+	 * VFS refuses RWF_NOWAIT and io_uring writes from a worker.
+	 */
+	inode_lock(inode);
 	mc_file_wrote(file);
 	/* The lower write removes suid/sgid and privileges itself. */
 	ret = mc_lower_write(MC_SB(inode->i_sb), mc_file_lower(file), iter,
 			     &iocb->ki_pos, mc_iocb_to_rwf(iocb->ki_flags));
 	mc_attr_invalidate(inode);
 	mc_copy_attr(inode);	/* size, times, mode */
+	inode_unlock(inode);
 	return ret;
 }
 

@@ -35,6 +35,9 @@
  *	mc_sb_info::handle_lock				(leaf: nothing nests)
  * A caller waiting for kept handles to close (mc_handles_close() with
  * wait) may hold upper i_rwsems, never a lower one nor a spinlock.
+ * Writes hold the file's upper i_rwsem too (mc_write_iter() takes it
+ * itself), so that a writer waits above the lower file system while a name
+ * change of the file is under way.
  */
 #ifndef _METACACHE_H
 #define _METACACHE_H
