@@ -75,12 +75,13 @@ while read -r prog lower mode; do
 		fail=$((fail + 1))
 		continue
 	fi
-	unset MC_FSTYPE MC_LOWER MC_UPPER MC_SERVER MC_LOWER2
+	unset MC_FSTYPE MC_LOWER MC_UPPER MC_SERVER MC_LOWER2 MC_SMB_LOGDIR
 	export MC_KO="$ko" MC_TEST_UID=65534 MC_TEST_GID=65534
 	if [ "$lower" != - ]; then
 		export MC_FSTYPE="$lower" MC_LOWER="$(mc_lower "$lower")" \
 		       MC_SERVER="$(mc_server "$lower")" MC_LOWER2="$(mc_lower2 "$lower")"
 	fi
+	[ "$lower" = cifs ] && export MC_SMB_LOGDIR="$MC_SMB_LOGS"
 	mounted=
 	case "$mode" in
 	mount:*)

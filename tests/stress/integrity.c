@@ -40,12 +40,19 @@
  *    reader opened the file; a word read while it is being rewritten may
  *    be torn, so each byte is checked against the versions in that range.
  *    MC_INTEGRITY_CONC_SECS seconds (default 8).
+ *  - write_beside_rename: a writer appends numbered records to one file
+ *    while it is renamed back and forth and linked and unlinked
+ *    (MC_INTEGRITY_RENAMES times, default 120); the file must hold every
+ *    record, and on cifs Samba must have timed out no lease break (see
+ *    there).
  *
  * Any mismatch prints the file, offset, expected and found bytes and
  * fails.  Bytes written and verified are printed.
- * Environment: MC_UPPER, MC_LOWER, MC_LOWER2, MC_FSTYPE, MC_REPO
- * (Documentation/testbed.md), the MC_INTEGRITY_* above, MC_INTEGRITY_SEED.
+ * Environment: MC_UPPER, MC_LOWER, MC_LOWER2, MC_FSTYPE, MC_REPO,
+ * MC_SMB_LOGDIR (Documentation/testbed.md), the MC_INTEGRITY_* above,
+ * MC_INTEGRITY_SEED.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -683,6 +690,187 @@ MCT_TEST(concurrent)
 		MCT_EXPECT(unlink(path[j]) == 0, "unlink %s: %s", path[j], strerror(errno));
 	free(buf);
 	munmap(c, sizeof(*c));
+}
+
+/*
+ * Samba's count of lease breaks it gave up waiting for: "lease break timed
+ * out" lines (log level 1) in the files of $MC_SMB_LOGDIR.  -1 if there is
+ * no such directory (not on cifs, or not in the test bed).
+ */
+static long smb_break_timeouts(void)
+{
+	const char *dir = mc_env("MC_SMB_LOGDIR");
+	static const char needle[] = "lease break timed out";
+	char path[PATH_MAX], line[1024];
+	struct dirent *de;
+	long n = 0;
+	DIR *d;
+
+	if (!dir || !is_fs("cifs"))
+		return -1;
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		FILE *f;
+
+		if (strncmp(de->d_name, "log.", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, needle))
+				n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+#define WBR_REC 4096
+#define WBR_MAXREC 2048
+
+/* Record @rec: every 8-byte word holds rec * 512 + its index. */
+static void wbr_fill(uint64_t *w, long rec)
+{
+	size_t i;
+
+	for (i = 0; i < WBR_REC / 8; i++)
+		w[i] = (uint64_t)rec * (WBR_REC / 8) + i;
+}
+
+/* The file at @path holds records 0..nrec-1 in order; 0 or -1 (reported). */
+static int wbr_verify(const char *path, long nrec)
+{
+	uint64_t want[WBR_REC / 8], got[WBR_REC / 8];
+	struct stat st;
+	long rec;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		mct_fail_at(__FILE__, __LINE__, "open/fstat %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size != (off_t)nrec * WBR_REC) {
+		mct_fail_at(__FILE__, __LINE__, "%s: %lld bytes, want %ld records of %d",
+			    path, (long long)st.st_size, nrec, WBR_REC);
+		close(fd);
+		return -1;
+	}
+	for (rec = 0; rec < nrec; rec++) {
+		wbr_fill(want, rec);
+		if (pread(fd, got, WBR_REC, (off_t)rec * WBR_REC) != WBR_REC ||
+		    memcmp(want, got, WBR_REC)) {
+			mct_fail_at(__FILE__, __LINE__, "%s: record %ld is short or wrong", path, rec);
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	bytes_verified += (long long)nrec * WBR_REC;
+	return 0;
+}
+
+/*
+ * write_beside_rename: one process appends numbered 4 KiB records through
+ * one descriptor while this one renames the file back and forth (a <-> b)
+ * and, every fourth time, links a third name to it and unlinks that name:
+ * each of these holds the file's i_rwsem while it waits for the server.
+ * Every write and name change must succeed and the file must hold every
+ * record once, in order, through the stack and through the lower.
+ *
+ * On cifs, Samba must also not have timed out a lease break meanwhile.
+ * Linux 6.1's cifs client does not acknowledge a lease break while a
+ * writer of the file waits for its i_rwsem, and the unlink or rename that
+ * holds that i_rwsem waits for the server, which waits for the
+ * acknowledgement: both stall until Samba gives up, after 35 s.  A write
+ * through metacache waits for the upper i_rwsem instead (mc_write_iter(),
+ * design.md "Locking").  Without MC_UPPER the test runs on MC_LOWER alone:
+ * the plain cifs mount, which stalls so (how this check was seen to fail).
+ */
+MCT_TEST(write_beside_rename)
+{
+	const char *up = mc_env("MC_UPPER"), *lo = mc_env("MC_LOWER");
+	const char *base = up ? up : lo;
+	long renames = env_long("MC_INTEGRITY_RENAMES", 120);
+	char dir[PATH_MAX], name[3][PATH_MAX], lodir[PATH_MAX], lopath[PATH_MAX + 4];
+	struct wshared { long nrec; int err; int done; } *w;
+	long before, after, i;
+	int fd, status, cur = 0;
+	pid_t pid;
+
+	if (!base)
+		MCT_SKIP("neither MC_UPPER nor MC_LOWER is set");
+	before = smb_break_timeouts();
+	snprintf(dir, sizeof(dir), "%s/wbr.%d", base, getpid());
+	snprintf(name[0], PATH_MAX, "%s/a", dir);
+	snprintf(name[1], PATH_MAX, "%s/b", dir);
+	snprintf(name[2], PATH_MAX, "%s/l", dir);
+	MCT_ASSERT(mkdir(dir, 0755) == 0, "mkdir %s: %s", dir, strerror(errno));
+	fd = open(name[0], O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+	MCT_ASSERT(fd >= 0, "create %s: %s", name[0], strerror(errno));
+	w = mmap(NULL, sizeof(*w), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	MCT_ASSERT(w != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(w, 0, sizeof(*w));
+
+	pid = fork();
+	MCT_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		uint64_t buf[WBR_REC / 8];
+		long rec;
+
+		for (rec = 0; rec < WBR_MAXREC && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE); rec++) {
+			wbr_fill(buf, rec);
+			if (write(fd, buf, WBR_REC) != WBR_REC) {
+				w->err = errno ? errno : EIO;
+				break;
+			}
+			__atomic_store_n(&w->nrec, rec + 1, __ATOMIC_RELEASE);
+		}
+		_exit(0);
+	}
+	close(fd);
+	/* Let the writer start, so that the names change under its writes. */
+	while (!__atomic_load_n(&w->nrec, __ATOMIC_ACQUIRE) && !w->err && !waitpid(pid, &status, WNOHANG))
+		usleep(1000);
+	for (i = 0; i < renames; i++) {
+		if (rename(name[cur], name[!cur])) {
+			mct_fail_at(__FILE__, __LINE__, "rename %s -> %s: %s", name[cur], name[!cur],
+				    strerror(errno));
+			break;
+		}
+		cur = !cur;
+		if (i % 4 == 3 && (link(name[cur], name[2]) || unlink(name[2]))) {
+			mct_fail_at(__FILE__, __LINE__, "link/unlink %s: %s", name[2], strerror(errno));
+			break;
+		}
+	}
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	MCT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer died: status 0x%x", status);
+	MCT_EXPECT(!w->err, "write: %s", strerror(w->err));
+	mct_diag("%ld renames (and %ld link+unlink) beside %ld appended records", i, i / 4, w->nrec);
+	MCT_EXPECT(w->nrec > 0, "the writer wrote nothing");
+	if (!wbr_verify(name[cur], w->nrec) && up && lo) {
+		snprintf(lodir, sizeof(lodir), "%s/wbr.%d", lo, getpid());
+		snprintf(lopath, sizeof(lopath), "%s/%c", lodir, cur ? 'b' : 'a');
+		wbr_verify(lopath, w->nrec);
+	}
+	after = smb_break_timeouts();
+	if (before < 0 || after < 0)
+		mct_diag("no Samba log (MC_SMB_LOGDIR, cifs only): lease break time-outs not checked");
+	else
+		MCT_EXPECT(after == before,
+			   "Samba timed out %ld lease breaks meanwhile: a writer and a name change of one file stalled each other",
+			   after - before);
+	MCT_EXPECT(unlink(name[cur]) == 0, "unlink %s: %s", name[cur], strerror(errno));
+	MCT_EXPECT(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+	munmap(w, sizeof(*w));
 }
 
 int main(int argc, char **argv)

@@ -15,6 +15,9 @@
 
 MC=/tmp/mc
 MC_FSTYPES="tmpfs nfs cifs"
+# smbd's logs, one per client machine (log level 1: errors, and the lease
+# breaks it timed out, which stress/integrity counts).
+MC_SMB_LOGS=/var/log/samba
 
 # Seconds since boot, for the stage timings.
 mc_uptime() {
@@ -77,7 +80,7 @@ mc_start_nfs() {
 
 mc_start_smb() {
 	mkdir -p $MC/export/cifs /var/lib/samba/private /var/cache/samba \
-		/run/samba /var/log/samba /etc/samba
+		/run/samba $MC_SMB_LOGS /etc/samba
 	mount -t tmpfs -o mode=755 tmpfs $MC/export/cifs || return 1
 	cat > /etc/samba/smb.conf <<EOF
 [global]
@@ -89,8 +92,8 @@ mc_start_smb() {
 	printing = bsd
 	printcap name = /dev/null
 	disable spoolss = yes
-	log file = /var/log/samba/log.%m
-	log level = 0
+	log file = $MC_SMB_LOGS/log.%m
+	log level = 1
 [share]
 	path = $MC/export/cifs
 	guest ok = yes
@@ -169,6 +172,10 @@ mc_server() { [ "$1" = tmpfs ] && echo "$MC/lower/tmpfs" || echo "$MC/export/$1"
 mc_collect() {
 	dmesg > "$MC_RESULTS/dmesg.txt" 2>&1
 	cat /proc/mounts > "$MC_RESULTS/mounts.txt" 2>&1
+	if ls $MC_SMB_LOGS/log.* > /dev/null 2>&1; then
+		mkdir -p "$MC_RESULTS/samba" &&
+			cp $MC_SMB_LOGS/log.* "$MC_RESULTS/samba/"
+	fi
 	if [ -r /sys/kernel/debug/kmemleak ]; then
 		echo scan > /sys/kernel/debug/kmemleak
 		cat /sys/kernel/debug/kmemleak > "$MC_RESULTS/kmemleak.txt"
