@@ -467,14 +467,12 @@ static int compare_tree(const char *ubase, const char *lbase, const char *sbase,
 }
 
 /*
- * A phase runs its workload again, from the next seed, while nothing was
- * injected yet, up to ROUNDS times.  With a small probability the number
- * of chances depends on the seed: on tmpfs the pages phase had 8 injected
- * page allocations in one boot and none in another.  Its only page
- * allocations there are the data of the workload's writes, some 25 writes
- * of one or two pages: at 5% a round injects nothing about one time in
- * ten.  A phase that never injects in ROUNDS rounds proves nothing and
- * fails.
+ * A phase runs its workload again, in a new child from the next seed,
+ * while nothing was injected yet, up to ROUNDS times.  At a small
+ * probability a round may inject nothing by chance: on tmpfs the pages
+ * phase injected 2 to 8 page allocation failures per round in the debug
+ * boots logged, and none once (a CI failure).  A phase that never injects
+ * in ROUNDS rounds proves nothing and fails.
  */
 #define ROUNDS 8
 
@@ -495,12 +493,12 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 	long nops = mc_env("MC_FAULT_OPS") ? atol(getenv("MC_FAULT_OPS")) :
 		    kind == F_LOWER ? 1000 : 300;
 	long secs = mc_env("MC_FAULT_SECS") ? atol(getenv("MC_FAULT_SECS")) : 120;
-	long left, injected, failed_calls = 0;
+	long left, injected, before = 0, failed_calls = 0;
 	unsigned int seed;
 	int cifs = mc_env("MC_FSTYPE") && !strcmp(getenv("MC_FSTYPE"), "cifs");
 	struct result *r;
 	pid_t pid;
-	int status = 0, i, round, bad = 0;
+	int status = 0, i, rounds, fork_err, bad = 0;
 
 	if (!up || !lo)
 		MCT_SKIP("MC_UPPER/MC_LOWER not set: not in the test bed");
@@ -532,30 +530,12 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 
 	if (kind == F_LOWER) {
 		char line[256];
-		long before = lower_injected();
 
+		before = lower_injected();
 		snprintf(line, sizeof(line),
 			 "ops=all errors=EIO,ENOMEM,ESTALE,ETIMEDOUT probability=%s", prob);
 		i = lower_fault(line);
 		MCT_ASSERT(i == 0, "arming %s: %s", fault_ctl, strerror(-i));
-		injected = 0;
-		for (round = 0; round < ROUNDS && !injected; round++) {
-			start_round(seed, round, nops);
-			pid = fork();
-			if (pid == 0) {
-				workload(ubase, nops, secs, r);
-				_exit(0);
-			}
-			if (pid > 0)
-				waitpid(pid, &status, 0);
-			injected = lower_injected() - before;
-			if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-				break;
-		}
-		i = lower_fault("off");
-		MCT_ASSERT(pid > 0, "fork: %s", strerror(errno));
-		MCT_ASSERT(i == 0, "disarming %s: %s", fault_ctl, strerror(-i));
-		injected = lower_injected() - before;
 	} else {
 		fi_off();
 		fi_set("interval", "1");
@@ -591,32 +571,44 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 
 		snprintf(buf, sizeof(buf), "%s/times", fi);
 		fi_set("probability", prob);
-		injected = 0;
-		for (round = 0; round < ROUNDS && !injected; round++) {
-			start_round(seed, round, nops);
-			pid = fork();
-			if (pid < 0)
-				fi_off();
-			MCT_ASSERT(pid >= 0, "fork: %s", strerror(errno));
-			if (pid == 0) {
-				if (!cache_filter && wr("/proc/self/make-it-fail", "1"))
-					_exit(3);
-				workload(ubase, nops, secs, r);
-				_exit(0);
-			}
-			waitpid(pid, &status, 0);
+	}
+
+	injected = 0;
+	for (rounds = 0; rounds < ROUNDS && !injected;) {
+		start_round(seed, rounds, nops);
+		pid = fork();
+		if (pid == 0) {
+			if (kind != F_LOWER && !cache_filter &&
+			    wr("/proc/self/make-it-fail", "1"))
+				_exit(3);
+			workload(ubase, nops, secs, r);
+			_exit(0);
+		}
+		if (pid < 0)
+			break;
+		rounds++;
+		waitpid(pid, &status, 0);
+		if (kind == F_LOWER) {
+			injected = lower_injected() - before;
+		} else {
 			left = rd_long(buf);
 			injected = left >= 0 ? TIMES - left : -1;
-			if (!WIFEXITED(status) || WEXITSTATUS(status))
-				break;
 		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			break;
+	}
+	fork_err = pid < 0 ? errno : 0;
+	if (kind == F_LOWER) {
+		i = lower_fault("off");
+		MCT_ASSERT(!fork_err, "fork: %s", strerror(fork_err));
+		MCT_ASSERT(i == 0, "disarming %s: %s", fault_ctl, strerror(-i));
+	} else {
 		fi_off();
-		left = rd_long(buf);
-		injected = left >= 0 ? TIMES - left : -1;
 		fi_set("times", "1");
 		fi_set("task-filter", "N");
 		if (kind != F_PAGES)
 			fi_set("cache-filter", "N");
+		MCT_ASSERT(!fork_err, "fork: %s", strerror(fork_err));
 	}
 
 	MCT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -636,8 +628,8 @@ static void phase(const char *tag, enum fkind kind, const char *prob)
 	mct_diag("%s: %ld operations, %ld succeeded, %ld failed; %ld %s failed by injection",
 		 tag, r->ops, r->ok, failed_calls, injected,
 		 kind == F_LOWER ? "lower calls" : "allocations");
-	MCT_EXPECT(injected > 0, "no fault was injected in %d rounds (probability %s%%)", round,
-		   prob);
+	MCT_EXPECT(injected > 0, "no fault was injected in %d rounds (probability %s%%)",
+		   rounds, prob);
 
 	/*
 	 * The stack against the lower.  On cifs once more 2 s later if they
