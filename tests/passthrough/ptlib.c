@@ -760,10 +760,11 @@ void pt_end(struct pt_ctx *c)
 	}
 	/*
 	 * The reference tree is not under test.  On cifs it goes where the
-	 * server keeps it, a local file system: a round trip per entry
-	 * through the cifs client was a third of the time of the large
-	 * listing tests.  Not on nfs, where a local unlink would wait for
-	 * the client to give back a delegation.  What the server could not
+	 * server keeps it, a local file system: removing it through the cifs
+	 * client took a round trip or two per entry, a fifth to a third of
+	 * the time of tests that fill directories (readdir_mutation,
+	 * rewinddir).  Not on nfs, where a local unlink would wait for the
+	 * client to give back a delegation.  What the server could not
 	 * remove is removed through the lower.
 	 */
 	if (pt_fs("cifs") && strcmp(pt_env.server, pt_env.lower)) {
