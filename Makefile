@@ -10,6 +10,9 @@
 #                      kmemleak, fault injection) built from Debian's
 #                      linux-source-6.1 and cached outside the repository
 #                      (Documentation/testbed.md)
+#   make soak          the stress and fault programs for longer on that
+#                      kernel (tests/suite-soak.conf; SOAK_SECS=150: seconds
+#                      per stress run), about 25 minutes
 #   make debug-kernel  only build (or find) that kernel
 #   make deps          install what a Debian 12 machine needs (root)
 #   make bench         metacache against the lower clients and the peers
@@ -72,6 +75,11 @@ check: all
 check-debug: tools tests
 	tests/vm/check-debug $(if $(FILTER),--filter $(FILTER))
 
+# The same kernel, the concurrency programs for longer (not run by CI).
+SOAK_SECS ?= 150
+soak: tools tests
+	MC_SOAK_SECS=$(SOAK_SECS) tests/vm/check-debug --soak $(if $(FILTER),--filter $(FILTER))
+
 debug-kernel:
 	scripts/debug-kernel.sh
 
@@ -106,7 +114,7 @@ clean:
 	$(MAKE) -C tests clean
 	rm -rf build
 
-.PHONY: all preflight module tools tests check check-debug debug-kernel deps bench pairbench clean
+.PHONY: all preflight module tools tests check check-debug soak debug-kernel deps bench pairbench clean
 
 # ---------------------------------------------------------------------------
 # Installing and packaging.  The one source of the version is
