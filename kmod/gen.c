@@ -16,10 +16,10 @@
  * Unmount.  The job holds no reference on the user's mount (only on its
  * private clone), so umount(2) of the target is never refused nor held
  * up by a job.  The clone keeps the super block alive: once the file
- * system is mounted nowhere else (s_active has only the clone's
- * reference) the control work ends the job (STATE UNMOUNTED), removes its
- * working tree through the clone, and drops the clone, which shuts the
- * super block down.
+ * system is mounted nowhere else (s_active has only the references of
+ * the jobs' clones, mc_gen_clones_of()) the control work ends the job
+ * (STATE UNMOUNTED), removes its working tree through the clone, and
+ * drops the clone; the last job's shuts the super block down.
  *
  * Module unload.  mc_gen_exit() asks every job to stop and waits for the
  * work items (destroy_workqueue()); workers are always stopped by their
@@ -176,6 +176,33 @@ struct mc_gen_job *mc_gen_find(u32 id)
 		if (job->id == id)
 			return job;
 	return NULL;
+}
+
+/**
+ * mc_gen_clones_of() - how many jobs hold a private clone of @sb
+ * @sb: the target's super block
+ *
+ * Each clone holds one s_active reference, so a super block whose
+ * s_active is no more than this is mounted nowhere but in jobs.  A job
+ * is counted only while job->mnt is set under mc_gen_lock: it is set
+ * after the clone is made and cleared before the clone is dropped, so a
+ * job in between makes the count low, never high, and no job is ended
+ * while its file system is still mounted.  (Another kernel user's
+ * private clone, such as an overlayfs layer, also keeps a job running.)
+ *
+ * Return: the count.
+ */
+static unsigned int mc_gen_clones_of(struct super_block *sb)
+{
+	struct mc_gen_job *job;
+	unsigned int n = 0;
+
+	mutex_lock(&mc_gen_lock);
+	list_for_each_entry(job, &mc_gen_jobs, node)
+		if (job->mnt && job->mnt->mnt_sb == sb)
+			n++;
+	mutex_unlock(&mc_gen_lock);
+	return n;
 }
 
 /**
@@ -458,8 +485,8 @@ int mc_gen_run_phase(struct mc_gen_job *job, u32 phase, u32 kinds,
 		now = ktime_get_ns();
 		if (deadline && now >= deadline)
 			WRITE_ONCE(job->phase_stop, 1);
-		/* only our private clone left: unmounted everywhere */
-		if (atomic_read(&sb->s_active) <= 1)
+		/* only the jobs' private clones left: unmounted everywhere */
+		if (atomic_read(&sb->s_active) <= mc_gen_clones_of(sb))
 			mc_gen_request_stop(job, METACACHE_BENCH_ST_UNMOUNTED);
 		if (now >= next_sec && atomic_read(&job->running)) {
 			if (kinds)
@@ -489,6 +516,7 @@ static void mc_gen_work_fn(struct work_struct *work)
 {
 	struct mc_gen_job *job = container_of(work, struct mc_gen_job, work);
 	const struct cred *old;
+	struct vfsmount *mnt;
 	int err;
 
 	old = override_creds(job->cred);
@@ -524,8 +552,11 @@ static void mc_gen_work_fn(struct work_struct *work)
 	revert_creds(old);
 	path_put(&job->work_dir);
 	path_put(&job->base);
-	kern_unmount(job->mnt);
+	mnt = job->mnt;
+	mutex_lock(&mc_gen_lock);	/* uncounted before s_active drops */
 	job->mnt = NULL;
+	mutex_unlock(&mc_gen_lock);
+	kern_unmount(mnt);
 	put_cred(job->cred);
 	job->cred = NULL;
 	mutex_lock(&job->lock);

@@ -116,7 +116,11 @@ struct mc_gen_job {
 
 	/* the run (control work and workers only) */
 	struct work_struct work;
-	struct vfsmount *mnt;		/* private clone of the target mount */
+	/*
+	 * Private clone of the target mount; set before the job is listed,
+	 * cleared under mc_gen_lock before the clone is dropped.
+	 */
+	struct vfsmount *mnt;
 	struct path base;		/* the target directory, in @mnt */
 	struct path work_dir;		/* the working directory */
 	struct path *dirs;		/* mdtest: the tree's directories */

@@ -454,6 +454,75 @@ MCT_TEST(umount_tmpfs) { umount_during(0); }
 MCT_TEST(umount_metacache) { umount_during(1); }
 
 /*
+ * Two jobs on one file system (two directories of one tmpfs): each holds
+ * a private clone, so after the umount the super block is still active
+ * twice over.  Both jobs must still end UNMOUNTED, not run on for their
+ * hour on a file system mounted nowhere.
+ */
+MCT_TEST(umount_two_jobs)
+{
+	static const char *const sub[2] = { "/tmp/mcgen-two/a",
+					    "/tmp/mcgen-two/b" };
+	const char *dir = "/tmp/mcgen-two";
+	struct gen_params p = {
+		.workload = METACACHE_BENCH_WL_MIXED,
+		.threads = 1, .files = 10, .duration_ms = 3600 * 1000,
+	};
+	struct gen_job j[2] = { 0 };
+	int64_t id[2] = { 0, 0 };
+	int i, rc, polls, ended = 0;
+
+	open_family();
+	mkdir(dir, 0755);
+	MCT_ASSERT(!mount("mcgen", dir, "tmpfs", 0, "size=16m"), "mount %s: %s",
+		   dir, strerror(errno));
+	for (i = 0; i < 2; i++) {
+		MCT_EXPECT(!mkdir(sub[i], 0755), "mkdir %s: %s", sub[i],
+			   strerror(errno));
+		p.target = sub[i];
+		id[i] = gen_start(&S, &p);
+		MCT_EXPECT(id[i] > 0, "start on %s: %s (%s)", sub[i],
+			   strerror((int)-id[i]), nl_the_reply.ext_msg);
+		if (id[i] <= 0)
+			goto out_stop;
+		rc = gen_wait_running(&S, (uint32_t)id[i], &j[i]);
+		MCT_EXPECT(!rc, "job on %s did not run (state %u)", sub[i],
+			   j[i].state);
+		if (rc)
+			goto out_stop;
+	}
+	rc = umount(dir);
+	MCT_EXPECT(!rc, "umount %s during two jobs: %s", dir, strerror(errno));
+	if (rc)
+		goto out_stop;
+	/* 60 s: the control work looks every 100 ms; then stop them */
+	for (polls = 0; polls < 1200 && ended < 2; polls++) {
+		for (i = 0, ended = 0; i < 2; i++) {
+			rc = gen_get(&S, (uint32_t)id[i], &j[i]);
+			MCT_EXPECT(!rc, "status of job %lld: %s",
+				   (long long)id[i], strerror(-rc));
+			if (rc)
+				goto out_stop;
+			ended += j[i].state >= METACACHE_BENCH_ST_DONE;
+		}
+		gen_sleep_ms(50);
+	}
+	for (i = 0; i < 2; i++)
+		MCT_EXPECT(j[i].state == METACACHE_BENCH_ST_UNMOUNTED,
+			   "job %d state %u 60 s after umount, want unmounted",
+			   i, j[i].state);
+out_stop:
+	for (i = 0; i < 2; i++) {
+		if (id[i] <= 0)
+			continue;
+		gen_stop(&S, (uint32_t)id[i]);
+		gen_wait(&S, (uint32_t)id[i], &j[i]);
+	}
+	umount(dir);
+	rmdir(dir);
+}
+
+/*
  * An error ends a job: remove its working tree from under it; the job
  * must end FAILED with the errno and the operation, not spin.
  */
