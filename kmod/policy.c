@@ -523,6 +523,13 @@ bool mc_policy_bypass(const struct mc_sb_info *sbi, const struct dentry *dentry)
 
 #define MC_PROBE_SIZE	512
 
+/*
+ * The probe's answer hangs off file->private_data; mc_probe_lock orders
+ * its replacement by a write against a read of the same open file
+ * (pread() and pwrite() do not take the file position lock).
+ */
+static DEFINE_MUTEX(mc_probe_lock);
+
 static ssize_t mc_policy_probe_write(struct file *file, const char __user *ubuf,
 				     size_t count, loff_t *ppos)
 {
@@ -595,8 +602,10 @@ static ssize_t mc_policy_probe_write(struct file *file, const char __user *ubuf,
 					     mc_tun_value(&tun, attr)));
 	}
 	scnprintf(out + n, MC_PROBE_SIZE - n, "\n");
-	kfree(file->private_data);
-	file->private_data = out;
+	mutex_lock(&mc_probe_lock);
+	swap(out, file->private_data);
+	mutex_unlock(&mc_probe_lock);
+	kfree(out);
 	err = count;
 out:
 	path_put(&path);
@@ -606,11 +615,16 @@ out:
 static ssize_t mc_policy_probe_read(struct file *file, char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
-	const char *out = file->private_data;
+	const char *out;
+	ssize_t ret = 0;
 
-	if (!out)
-		return 0;
-	return simple_read_from_buffer(ubuf, count, ppos, out, strlen(out));
+	mutex_lock(&mc_probe_lock);
+	out = file->private_data;
+	if (out)
+		ret = simple_read_from_buffer(ubuf, count, ppos, out,
+					      strlen(out));
+	mutex_unlock(&mc_probe_lock);
+	return ret;
 }
 
 static int mc_policy_probe_release(struct inode *inode, struct file *file)
