@@ -273,10 +273,26 @@ void mc_handles_retune(struct mc_sb_info *sbi)
 }
 
 /*
+ * After the @n-th handle a walk unhooked: every MC_SCAN_BATCH, let go of
+ * handle_lock for a moment, so that opens and closes on the mount do not
+ * wait behind a long walk.  The walker re-reads what it walks after.
+ */
+static void mc_handle_batch_locked(struct mc_sb_info *sbi, unsigned long n)
+{
+	lockdep_assert_held(&sbi->handle_lock);
+	if (n % MC_SCAN_BATCH)
+		return;
+	spin_unlock(&sbi->handle_lock);
+	cond_resched();
+	spin_lock(&sbi->handle_lock);
+}
+
+/*
  * The expiry pass: closes what outlived its deadline, then re-arms for the
  * earliest deadline left.  It looks only at the handles it closes and the
  * first one it keeps (handle_deadlines), so that its time under the lock
- * does not grow with max_handles.
+ * does not grow with max_handles; it lets go of the lock after every
+ * MC_SCAN_BATCH of those it closes.
  */
 static void mc_handle_expire_work(struct work_struct *work)
 {
@@ -286,21 +302,21 @@ static void mc_handle_expire_work(struct work_struct *work)
 	u32 max = mc_max_handles(sbi);
 	u64 now = get_jiffies_64();
 	struct mc_handle *h;
-	bool any = false;
+	unsigned long n = 0;
 
 	spin_lock(&sbi->handle_lock);
 	while ((h = mc_handle_earliest_locked(sbi)) &&
 	       !time_before64(now, h->deadline)) {
 		mc_handle_unhook_locked(sbi, h);
 		mc_count_expired(sbi, MC_CACHE_HANDLE);
-		any = true;
+		mc_handle_batch_locked(sbi, ++n);
 	}
 	/* A lowered max_handles (retune closed them all; belt and braces). */
 	while (sbi->nr_handles > max) {
 		h = list_first_entry(&sbi->handle_lru, struct mc_handle, lru);
 		mc_handle_unhook_locked(sbi, h);
 		mc_count_evicted(sbi, MC_CACHE_HANDLE);
-		any = true;
+		mc_handle_batch_locked(sbi, ++n);
 	}
 	h = mc_handle_earliest_locked(sbi);
 	if (h)
@@ -311,7 +327,7 @@ static void mc_handle_expire_work(struct work_struct *work)
 	 * flushes that work item to know the lower saw every close, and
 	 * would not wait for closes done here.
 	 */
-	if (any)
+	if (n)
 		mc_handle_dispose(sbi, false);
 }
 
