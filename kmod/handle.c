@@ -346,8 +346,8 @@ struct file *mc_handle_get(struct file *file)
 	struct mc_inode_info *mi = MC_I(inode);
 	unsigned int key = file->f_flags & MC_HANDLE_KEY_FLAGS;
 	struct file *lower = NULL;
-	struct mc_handle *h;
-	bool expired = false;
+	struct mc_handle *h, *next;
+	bool expired = false, gone = false;
 	u32 ttl;
 
 	if (!S_ISREG(inode->i_mode) || list_empty_careful(&mi->handles))
@@ -360,7 +360,18 @@ struct file *mc_handle_get(struct file *file)
 	}
 	ttl = mc_ttl(sbi, file_dentry(file), MC_CACHE_HANDLE);
 	spin_lock(&sbi->handle_lock);
-	list_for_each_entry(h, &mi->handles, inode_node) {
+	list_for_each_entry_safe(h, next, &mi->handles, inode_node) {
+		/*
+		 * The lower name went away since the handle was kept (removed
+		 * or renamed on the lower directly, NFS silly-renamed it): an
+		 * open of its own would not find this file.  Close it.
+		 */
+		if (mc_lower_name_gone(h->lower->f_path.dentry)) {
+			mc_handle_unhook_locked(sbi, h);
+			mc_count_evicted(sbi, MC_CACHE_HANDLE);
+			gone = true;
+			continue;
+		}
 		if (h->flags != key || !mc_cred_same(h->lower->f_cred,
 						     file->f_cred))
 			continue;
@@ -373,6 +384,12 @@ struct file *mc_handle_get(struct file *file)
 		break;
 	}
 	spin_unlock(&sbi->handle_lock);
+	/*
+	 * Closed before the open goes on to the lower: cifs would hand the
+	 * new lower open the very handle that is being closed.
+	 */
+	if (gone)
+		mc_handle_dispose(sbi, true);
 	if (!lower) {
 		if (expired)
 			mc_count_expired(sbi, MC_CACHE_HANDLE);

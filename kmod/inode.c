@@ -256,7 +256,7 @@ static int mc_getattr(struct user_namespace *mnt_userns,
 
 	mask = mc_attr_ask(sbi, request_mask);
 	gen = mc_attr_gen(inode);
-	err = mc_get_lower_path(dentry, &lower_path);
+	err = mc_get_lower_obj(dentry, &lower_path);
 	if (err)
 		return err;
 	err = mc_lower_getattr(sbi, &lower_path, stat, mask, flags);
@@ -308,9 +308,18 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	 * see MC_OPEN_DROP_FLAGS in file.c.
 	 */
 
-	err = mc_get_lower_path(dentry, &lower_path);
-	if (err)
-		goto out;
+	/*
+	 * ftruncate(): the open file's own object, also when its name has
+	 * gone from the lower since (mc_get_lower_obj()).
+	 */
+	if (ia->ia_valid & ATTR_FILE) {
+		lower_path = lower_ia.ia_file->f_path;
+		path_get(&lower_path);
+	} else {
+		err = mc_get_lower_path(dentry, &lower_path);
+		if (err)
+			goto out;
+	}
 	err = mc_lower_setattr(MC_SB(dentry->d_sb), lower_path.dentry,
 			       &lower_ia);
 	mc_put_lower_path(&lower_path);
@@ -364,7 +373,7 @@ static int mc_fileattr_get(struct dentry *dentry, struct fileattr *fa)
 	struct path lower_path;
 	int err;
 
-	err = mc_get_lower_path(dentry, &lower_path);
+	err = mc_get_lower_obj(dentry, &lower_path);
 	if (err)
 		return err;
 	err = mc_lower_fileattr_get(MC_SB(dentry->d_sb), lower_path.dentry, fa);

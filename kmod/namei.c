@@ -316,6 +316,44 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
 }
 
 /**
+ * mc_get_lower_obj() - the lower path of an upper object, for reading it
+ * @dentry: the upper dentry, referenced by the caller
+ * @lower_path: as for mc_get_lower_path()
+ *
+ * For the calls that read an object's attributes, extended attributes or
+ * flags (getattr, getxattr, listxattr, FS_IOC_GETFLAGS), which reach us
+ * also from an open file (fstat(), fgetxattr(), ioctl()), and for
+ * ->d_weak_revalidate (a dentry reached without a name, as by fstat()'s
+ * AT_EMPTY_PATH or /proc/self/fd/N): when the name
+ * no longer leads to the object (removed or replaced on the lower while
+ * metacache had the name detached; NFS silly-renamed a file held open),
+ * they answer for the object, as the lower file system does for an open
+ * file, through any alias of our lower inode.  By path, the upper dentry
+ * was valid in this walk (fresh, or revalidated with the lower), so the
+ * answer is of the object that name had within the entry's ttl.  Calls
+ * that change something or work on the name keep the -ESTALE of
+ * mc_get_lower_path(), which makes the VFS look the name up again.
+ *
+ * Return: 0, or a negative errno and nothing to put.
+ */
+int mc_get_lower_obj(const struct dentry *dentry, struct path *lower_path)
+{
+	struct dentry *alias;
+	int err;
+
+	err = mc_get_lower_path(dentry, lower_path);
+	if (err != -ESTALE || d_really_is_negative(dentry))
+		return err;
+	alias = d_find_any_alias(mc_inode_lower(d_inode(dentry)));
+	if (!alias)
+		return err;
+	pr_debug("%pd: the lower object, by its alias %pd\n", dentry, alias);
+	lower_path->dentry = alias;
+	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
+	return 0;
+}
+
+/**
  * mc_put_lower_path() - drop what mc_get_lower_path() took
  * @lower_path: the lower path
  */
@@ -602,7 +640,8 @@ static int mc_d_weak_revalidate(struct dentry *dentry, unsigned int flags)
 			return 1;
 		}
 	}
-	if (mc_get_lower_path(dentry, &lower_path))
+	/* The object, not a name: fstat() is one of these (AT_EMPTY_PATH). */
+	if (mc_get_lower_obj(dentry, &lower_path))
 		return 0;
 	ret = mc_lower_weak_revalidate(sbi, lower_path.dentry, flags);
 	if (ret > 0 && d_really_is_positive(dentry))

@@ -24,7 +24,7 @@ static int mc_xattr_get(const struct xattr_handler *handler,
 	if (!dentry)
 		return -EOPNOTSUPP;
 
-	ret = mc_get_lower_path(dentry, &lower_path);
+	ret = mc_get_lower_obj(dentry, &lower_path);
 	if (ret)
 		return ret;
 	ret = mc_lower_getxattr(MC_SB(inode->i_sb), lower_path.dentry, name,
@@ -84,7 +84,7 @@ ssize_t mc_listxattr(struct dentry *dentry, char *list, size_t size)
 	struct path lower_path;
 	ssize_t ret;
 
-	ret = mc_get_lower_path(dentry, &lower_path);
+	ret = mc_get_lower_obj(dentry, &lower_path);
 	if (ret)
 		return ret;
 	ret = mc_lower_listxattr(MC_SB(dentry->d_sb), lower_path.dentry, list,

@@ -11,6 +11,8 @@
  *    through reused handles once the attributes expire (attr_ttl);
  *  - unlink, rename of and over, and truncate of a file with a cached
  *    handle: correct results and no NFS ".nfs*" file left on the lower;
+ *    a file removed on the lower directly is not opened from its kept
+ *    handle, and fstat()/ftruncate() of an open one work as on the lower;
  *  - locks (flock and POSIX) taken through a reused handle conflict with
  *    the other client's, and are gone after close;
  *  - close_ttl=0 keeps nothing; max_handles bounds the count (oldest
@@ -350,6 +352,103 @@ static int other_locks(const char *path)
 		r |= 1;
 	close(fd);
 	return r;
+}
+
+/* 0 or the errno of an open for reading of PATH */
+static int open_err(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A file removed directly on the lower mount of this machine while
+ * metacache keeps it open (NFS silly-renames it): the next open of the
+ * name through metacache must not be served the kept file of a name that
+ * is gone, but fail as on the lower after an open and close there (cifs
+ * too closes the handle it keeps after a close, when the file is
+ * removed): ENOENT; and leave no .nfs*.
+ */
+CL_TEST(lower_unlink)
+{
+	struct mcs s0, d;
+	int err_lo, err_up, n;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(LO("g"), 10, 'g', 0644) == 0, "create g");
+	MCT_ASSERT(open_close(LO("g"), O_RDONLY) == 0, "open g on the lower: %s",
+		   strerror(errno));
+	MCT_ASSERT(unlink(LO("g")) == 0, "unlink g on the lower: %s", strerror(errno));
+	err_lo = open_err(LO("g"));
+
+	MCT_ASSERT(cl_writefile(UP("f"), 10, 'f', 0644) == 0, "create f");
+	CL_SNAP(&s0);
+	MCT_ASSERT(open_close(UP("f"), O_RDONLY) == 0, "open f: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_ASSERT(d.cache[MCS_HANDLE].entries == 1, "%" PRIu64 " handles kept, want 1",
+		   d.cache[MCS_HANDLE].entries);
+	MCT_ASSERT(unlink(LO("f")) == 0, "unlink on the lower: %s", strerror(errno));
+	err_up = open_err(UP("f"));
+	mct_diag("open of a name removed on the lower after an open and close: lower %s, metacache %s",
+		 err_lo ? strerror(err_lo) : "opened", err_up ? strerror(err_up) : "opened");
+	MCT_EXPECT(err_up == ENOENT, "through metacache: %s, want ENOENT (the lower: %s)",
+		   err_up ? strerror(err_up) : "opened", err_lo ? strerror(err_lo) : "opened");
+	MCT_EXPECT(err_lo == ENOENT, "on the lower: %s, want ENOENT",
+		   err_lo ? strerror(err_lo) : "opened");
+	n = silly_wait(c->lo);
+	MCT_EXPECT(n == 0, "%d .nfs* files left on the lower", n);
+	MCT_EXPECT(cl_count(c->lo) == 0, "the lower directory still has %d entries",
+		   cl_count(c->lo));
+}
+
+/* fstat() and ftruncate() of a file open at FD, size 10 before: 0 or errno */
+static int fd_ops(int fd, off_t *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || ftruncate(fd, 3) || fstat(fd, &st))
+		return errno;
+	*size = st.st_size;
+	return 0;
+}
+
+/*
+ * An open file whose name is removed directly on the lower (NFS
+ * silly-renames it, cifs marks it delete pending): fstat() and
+ * ftruncate() on it work through metacache as they do on the lower
+ * (metacache had the name detached: it must not look the object up by a
+ * name that is gone and fail with ESTALE).
+ */
+CL_TEST(fd_after_lower_unlink)
+{
+	off_t size_lo = -1, size_up = -1;
+	int fd, err_lo, err_up;
+
+	CL_TTLS(3600);
+	MCT_ASSERT(cl_writefile(LO("g"), 10, 'g', 0644) == 0, "create g");
+	MCT_ASSERT(cl_writefile(UP("f"), 10, 'f', 0644) == 0, "create f");
+	fd = open(LO("g"), O_RDWR);
+	MCT_ASSERT(fd >= 0, "open g on the lower: %s", strerror(errno));
+	MCT_ASSERT(unlink(LO("g")) == 0, "unlink g on the lower: %s", strerror(errno));
+	err_lo = fd_ops(fd, &size_lo);
+	close(fd);
+	fd = open(UP("f"), O_RDWR);
+	MCT_ASSERT(fd >= 0, "open f: %s", strerror(errno));
+	MCT_ASSERT(unlink(LO("f")) == 0, "unlink f on the lower: %s", strerror(errno));
+	err_up = fd_ops(fd, &size_up);
+	close(fd);
+	mct_diag("fstat+ftruncate of a file removed on the lower: lower %s, metacache %s",
+		 err_lo ? strerror(err_lo) : "ok", err_up ? strerror(err_up) : "ok");
+	MCT_EXPECT(err_up == err_lo, "through metacache: %s, on the lower: %s",
+		   err_up ? strerror(err_up) : "ok", err_lo ? strerror(err_lo) : "ok");
+	MCT_EXPECT(size_up == size_lo, "size after ftruncate: %jd, on the lower %jd",
+		   (intmax_t)size_up, (intmax_t)size_lo);
+	MCT_EXPECT(silly_wait(c->lo) == 0, ".nfs* files left on the lower");
 }
 
 CL_TEST(locks)
