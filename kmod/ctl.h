@@ -104,8 +104,9 @@ struct mc_rule {
  * Locking: @lock (a mutex, taken in process context only, never while
  * holding mc_mounts_lock or a spinlock) serialises every change made by
  * the control plane to the mount: its tunables (load-modify-store in
- * MOUNT_SET), its rules (@rules, @nr_rules, @rules_gen, publishing
- * @table) and its statistics baseline (@base, @stats_since).  Readers on
+ * MOUNT_SET and in a remount, whose s_umount comes first), its rules
+ * (@rules, @nr_rules, @rules_gen, publishing @table) and its statistics
+ * baseline (@base, @stats_since).  Readers on
  * the file system's paths take no lock: @table is RCU-protected (NULL
  * when there is no rule) and the histograms are per-cpu.
  */

@@ -33,6 +33,7 @@
  *	dentry::d_lock -> mc_dentry::lock		(->d_delete: trylock)
  *	mc_inode_info::attr_lock, ::perm_lock		(leaves: nothing nests)
  *	mc_sb_info::handle_lock				(leaf: nothing nests)
+ *	super_block::s_umount -> mc_ctl::lock		(remount, ctl.h)
  * A caller waiting for kept handles to close (mc_handles_close() with
  * wait) may hold upper i_rwsems, never a lower one nor a spinlock.
  * Writes hold the file's upper i_rwsem too (mc_write_iter() takes it

@@ -147,6 +147,7 @@ static const struct fs_parameter_spec mc_param_specs[] = {
 /* fc->fs_private: the options being parsed for a mount or a remount. */
 struct mc_fs_context {
 	struct mc_tunables tun;
+	u32 given;		/* BIT(MC_OPT_*) of the options given */
 };
 
 static int mc_parse_param(struct fs_context *fc, struct fs_parameter *param)
@@ -163,6 +164,7 @@ static int mc_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	opt = fs_parse(fc, mc_param_specs, param, &result);
 	if (opt < 0)
 		return opt;
+	ctx->given |= BIT(opt);
 
 	switch (opt) {
 	case MC_OPT_ENTRY_TTL:
@@ -459,15 +461,44 @@ static int mc_get_tree(struct fs_context *fc)
 	return get_tree_nodev(fc, mc_fill_super);
 }
 
+/*
+ * A remount changes only the options it was given, on the mount's values
+ * of now: a MOUNT_SET of the control plane (another tunable, or a cache
+ * switched off) between the remount's start and this is kept.  Under
+ * mc_ctl::lock, as MOUNT_SET's load-modify-store (lock order: s_umount,
+ * then mc_ctl::lock).
+ */
 static int mc_reconfigure(struct fs_context *fc)
 {
+	struct mc_sb_info *sbi = MC_SB(fc->root->d_sb);
 	struct mc_fs_context *ctx = fc->fs_private;
+	const struct mc_tunables *opt = &ctx->tun;
+	struct mc_tunables tun;
 
 	if (fc->source)
 		return invalfc(fc, "the lower directory cannot be changed");
-	mc_tunables_store(MC_SB(fc->root->d_sb), &ctx->tun);
+	mutex_lock(&sbi->ctl->lock);
+	mc_tunables_load(sbi, &tun);
+	if (ctx->given & BIT(MC_OPT_ENTRY_TTL))
+		tun.entry_ttl = opt->entry_ttl;
+	if (ctx->given & BIT(MC_OPT_NEG_TTL))
+		tun.neg_ttl = opt->neg_ttl;
+	if (ctx->given & BIT(MC_OPT_ATTR_TTL))
+		tun.attr_ttl = opt->attr_ttl;
+	if (ctx->given & BIT(MC_OPT_DIR_TTL))
+		tun.dir_ttl = opt->dir_ttl;
+	if (ctx->given & BIT(MC_OPT_CLOSE_TTL))
+		tun.close_ttl = opt->close_ttl;
+	if (ctx->given & BIT(MC_OPT_MAX_ENTRIES))
+		tun.max_entries = opt->max_entries;
+	if (ctx->given & BIT(MC_OPT_MAX_NEG))
+		tun.max_neg = opt->max_neg;
+	if (ctx->given & BIT(MC_OPT_MAX_HANDLES))
+		tun.max_handles = opt->max_handles;
+	mc_tunables_store(sbi, &tun);
+	mutex_unlock(&sbi->ctl->lock);
 	/* Lower limits and TTLs take effect at once. */
-	mc_cache_apply_limits(MC_SB(fc->root->d_sb));
+	mc_cache_apply_limits(sbi);
 	return 0;
 }
 
@@ -484,9 +515,9 @@ static const struct fs_context_operations mc_context_ops = {
 };
 
 /*
- * A remount starts from the mount's current values, so only the options
- * given change; a new mount starts from the module-wide defaults (which
- * the control plane can change, see ctl.c).
+ * A remount changes only the options given (mc_reconfigure()); a new
+ * mount starts from the module-wide defaults (which the control plane can
+ * change, see ctl.c).
  */
 static int mc_init_fs_context(struct fs_context *fc)
 {
@@ -495,9 +526,7 @@ static int mc_init_fs_context(struct fs_context *fc)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
-	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE)
-		mc_tunables_load(MC_SB(fc->root->d_sb), &ctx->tun);
-	else
+	if (fc->purpose != FS_CONTEXT_FOR_RECONFIGURE)
 		mc_defaults_load(&ctx->tun);
 	fc->fs_private = ctx;
 	fc->ops = &mc_context_ops;

@@ -12,7 +12,10 @@
  *  - dir_ttl 3600 -> 0: the next readdir makes a lower readdir call;
  *  - attr_ttl 0 -> 3600: the second stat after the remount is a hit;
  *  - attr_ttl 3600 -> 1: an attribute cached under 3600 expires 1 s after
- *    the remount (a shortened TTL bounds old entries too).
+ *    the remount (a shortened TTL bounds old entries too);
+ *  - a remount changes only the options it names: a change made with
+ *    metacachectl while it is under way (between fspick() and fsconfig())
+ *    is kept.
  * The other TTLs stay at 3600 so that only the changed one can explain a
  * lower call.  A remount makes the VFS drop the mount's UNUSED dentries
  * (shrink_dcache_sb()), which would empty the caches and prove nothing:
@@ -21,6 +24,8 @@
  * (A negative dentry cannot be held from user space: neg_ttl_to_0 only
  * shows that the next lookup is not answered from a stale negative.)
  */
+#include <sys/mount.h>
+
 #include "cachelib.h"
 
 /* Fds that keep the work directory and f in the dcache (see above). */
@@ -171,6 +176,79 @@ CL_TEST(attr_ttl_shortened)
 	MCT_EXPECT(d.op[MCS_GETATTR].calls >= 1,
 		   "attributes cached under attr_ttl=3600 were still served 1.5 s after remount attr_ttl=1: %s",
 		   cl_calls(&d));
+}
+
+/*
+ * The value of KEY in the super block options of the mount at MNT
+ * (mountinfo), or -1.
+ */
+static long mount_opt(const char *mnt, const char *key)
+{
+	char line[4096], point[PATH_MAX], want[64], *sep, *o;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	long val = -1;
+
+	if (!f)
+		return -1;
+	cl_snp(want, sizeof(want), ",%s=", key);
+	while (val < 0 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+		    strcmp(point, mnt))
+			continue;
+		sep = strstr(line, " - ");
+		/* " - fstype source opts": the options after the third space */
+		o = sep ? strchr(sep + 3, ' ') : NULL;
+		o = o ? strchr(o + 1, ' ') : NULL;
+		if (!o)
+			continue;
+		*o = ',';	/* so that the first option matches ",key=" */
+		o = strstr(o, want);
+		if (o)
+			val = strtol(o + strlen(want), NULL, 10);
+	}
+	fclose(f);
+	return val;
+}
+
+/*
+ * A remount changes only the options it is given, on the values of the
+ * moment it is applied: a change made by the control plane after the
+ * remount began (fspick() makes the remount's context, fsconfig() applies
+ * it) is kept, not overwritten with the values of when it began.
+ */
+CL_TEST(remount_keeps_ctl_change)
+{
+	char tool[PATH_MAX], cmd[2 * PATH_MAX];
+	int fd, rc;
+
+	(void)c;
+	CL_TTLS(3600);
+	if (mc_find_ctl(tool, sizeof(tool)))
+		MCT_SKIP("metacachectl not found (make -C tools)");
+	fd = fspick(AT_FDCWD, cl.upper, FSPICK_CLOEXEC);
+	if (fd < 0 && errno == ENOSYS)
+		MCT_SKIP("no fspick(2) in this kernel");
+	MCT_ASSERT(fd >= 0, "fspick %s: %s", cl.upper, strerror(errno));
+	cl_snp(cmd, sizeof(cmd), "%s set %s neg_ttl 77", tool, cl.upper);
+	rc = system(cmd);
+	MCT_EXPECT(rc == 0, "%s: status %d", cmd, rc);
+	MCT_EXPECT(mount_opt(cl.upper, "neg_ttl") == 77,
+		   "neg_ttl %ld after metacachectl set, want 77",
+		   mount_opt(cl.upper, "neg_ttl"));
+	MCT_EXPECT(fsconfig(fd, FSCONFIG_SET_STRING, "attr_ttl", "5", 0) == 0,
+		   "fsconfig attr_ttl=5: %s", strerror(errno));
+	MCT_EXPECT(fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) == 0,
+		   "fsconfig reconfigure: %s", strerror(errno));
+	close(fd);
+	MCT_EXPECT(mount_opt(cl.upper, "attr_ttl") == 5,
+		   "attr_ttl %ld after the remount, want 5",
+		   mount_opt(cl.upper, "attr_ttl"));
+	MCT_EXPECT(mount_opt(cl.upper, "neg_ttl") == 77,
+		   "neg_ttl %ld after a remount that did not name it, want 77 (set during the remount)",
+		   mount_opt(cl.upper, "neg_ttl"));
+	MCT_EXPECT(mount_opt(cl.upper, "entry_ttl") == 3600,
+		   "entry_ttl %ld after a remount that did not name it, want 3600",
+		   mount_opt(cl.upper, "entry_ttl"));
 }
 
 CL_MAIN()
