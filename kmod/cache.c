@@ -1956,6 +1956,28 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
 }
 
 /**
+ * mc_inode_cache_free() - drop what an inode's cache holds at its freeing
+ * @inode: the upper inode, an RCU grace period after its eviction
+ *
+ * The permission cache's credentials are put here, not at eviction: an
+ * RCU-walk may call ->permission on an inode that another CPU is
+ * evicting (may_lookup() checks the dentry's sequence only afterwards),
+ * and its mc_perm_store() would put a reference into an evicted inode's
+ * cache, or race the eviction's put of the old one.  No walker is left
+ * once the grace period is over.
+ *
+ * Context: the inode's RCU callback (->free_inode); put_cred() of a
+ * cached (never non_rcu) cred only queues an RCU callback of its own.
+ */
+void mc_inode_cache_free(struct inode *inode)
+{
+	struct mc_inode_info *mi = MC_I(inode);
+
+	if (mi->perm_cred)
+		put_cred(mi->perm_cred);
+}
+
+/**
  * mc_inode_cache_evict() - drop an evicted inode's cached state
  * @inode: the upper inode, being evicted
  */
@@ -1969,10 +1991,7 @@ void mc_inode_cache_evict(struct inode *inode)
 
 	mc_attr_invalidate(inode);
 	mc_link_drop(inode);
-	if (mi->perm_cred) {
-		put_cred(mi->perm_cred);
-		mi->perm_cred = NULL;
-	}
+	/* perm_cred: mc_inode_cache_free(), an RCU-walk may still store one */
 	if (rcu_access_pointer(mi->snap) || READ_ONCE(mi->vanish)) {
 		spin_lock(&sbi->cache_lock);
 		snap = rcu_dereference_protected(mi->snap,

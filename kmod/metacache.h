@@ -465,7 +465,9 @@ struct mc_link {
  * Permission cache: one caller identity (@perm_cred, a counted reference)
  * and the MAY_READ/MAY_EXEC bits it was granted or refused, valid until
  * @perm_deadline and while the lower inode's mode and owner are still
- * @perm_mode, @perm_uid, @perm_gid.  Under @perm_lock, also in RCU-walk.
+ * @perm_mode, @perm_uid, @perm_gid.  Under @perm_lock, also in RCU-walk;
+ * the last @perm_cred is put when the inode is freed, after a grace
+ * period (mc_inode_cache_free()), not when it is evicted.
  *
  * Directory listing (dir.c): @snap, RCU-protected, changed under
  * mc_sb_info::cache_lock; @dir_gen is bumped (also under cache_lock) by
@@ -918,6 +920,7 @@ const char *mc_link_get(struct inode *inode, struct dentry *dentry,
 void mc_link_store(struct inode *inode, struct dentry *dentry,
 		   const char *target);
 void mc_inode_cache_init(struct mc_inode_info *mi);
+void mc_inode_cache_free(struct inode *inode);
 void mc_inode_cache_evict(struct inode *inode);
 void mc_dir_invalidate(struct inode *dir);
 void mc_dir_changed(struct inode *dir);

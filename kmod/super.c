@@ -227,6 +227,7 @@ static struct inode *mc_alloc_inode(struct super_block *sb)
 /* Called after an RCU grace period. */
 static void mc_free_inode(struct inode *inode)
 {
+	mc_inode_cache_free(inode);
 	kmem_cache_free(mc_inode_cachep, MC_I(inode));
 }
 
