@@ -232,6 +232,13 @@ struct mc_sb_info {
 	 * cache.c).  Set before the mount is published, constant after.
 	 */
 	bool names_fold;
+	/*
+	 * The lower checks a file with the server when a path walk's last
+	 * step opens it (->d_revalidate with LOOKUP_OPEN), not in its open:
+	 * NFSv2/v3's close-to-open, which has no atomic_open (mc_open()).
+	 * Set before the mount is published, constant after.
+	 */
+	bool open_reval;
 	/* Source of name generations (cache.c). */
 	atomic_t names_seq;
 	/* From mc_mount_ida, >= 1, stable for the mount's life (0: none). */

@@ -380,6 +380,8 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->lower_userns = mnt_user_ns(sbi->lower_path.mnt);
 	sbi->per_user_views = mc_lower_per_user(&sbi->lower_path);
 	sbi->names_fold = mc_lower_folds_names(sbi->lower_path.dentry);
+	sbi->open_reval = lower_sb->s_magic == NFS_SUPER_MAGIC &&
+			  !d_inode(sbi->lower_path.dentry)->i_op->atomic_open;
 	if (sbi->per_user_views)
 		pr_info("%s: the lower answers each user with his own credentials (cifs multiuser): no listing is cached, and what is cached serves only the user who asked\n",
 			fc->source);
