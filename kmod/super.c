@@ -39,8 +39,29 @@
 LIST_HEAD(mc_mounts);
 DEFINE_MUTEX(mc_mounts_lock);		/* protects mc_mounts */
 
-/* Mount ids, >= 1.  The IDA has its own lock. */
+/*
+ * Mount ids, >= 1.  The IDA has its own lock.  Handed out in turn, not
+ * lowest free first, so that an id is not reused as soon as its mount
+ * goes: a netlink dump spread over several calls, which finds its mount
+ * again by id, or a script holding an id, would otherwise carry on with
+ * the next mount as if it were the same.  mc_mount_id_next is a hint: two
+ * mounts racing for it still get distinct ids from the IDA.
+ */
 static DEFINE_IDA(mc_mount_ida);
+static atomic_t mc_mount_id_next = ATOMIC_INIT(1);
+
+static int mc_mount_id_alloc(void)
+{
+	int next = atomic_read(&mc_mount_id_next), id;
+
+	id = ida_alloc_range(&mc_mount_ida, next > 0 ? next : 1, INT_MAX,
+			     GFP_KERNEL);
+	if (id == -ENOSPC)	/* wrapped: from the start again */
+		id = ida_alloc_min(&mc_mount_ida, 1, GFP_KERNEL);
+	if (id > 0)
+		atomic_set(&mc_mount_id_next, id < INT_MAX ? id + 1 : 1);
+	return id;
+}
 
 /* Tunables */
 
@@ -348,16 +369,17 @@ static int mc_fill_super(struct super_block *sb, struct fs_context *fc)
 	err = mc_stats_alloc(sbi);
 	if (err)
 		return err;
+	/* The id first: the shrinkers are named after it. */
+	err = mc_mount_id_alloc();
+	if (err < 0)
+		return err;
+	sbi->id = err;
 	err = mc_handles_init(sbi);
 	if (err)
 		return err;
 	err = mc_ctl_alloc(sbi);
 	if (err)
 		return err;
-	err = ida_alloc_min(&mc_mount_ida, 1, GFP_KERNEL);
-	if (err < 0)
-		return err;
-	sbi->id = err;
 
 	err = mc_lower_resolve(fc->source, &sbi->lower_path);
 	if (err) {
