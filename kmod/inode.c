@@ -967,6 +967,32 @@ out_drop_write:
 }
 
 /*
+ * A lower object changed by a call made through another of its names (a
+ * hard link): the upper inode of that object, if one is in memory, must
+ * not answer from the attributes it has cached.  Only an upper inode
+ * already in memory is looked for (no allocation, no lower call): a new
+ * one would ask the lower anyway.  Users:
+ *  - a lower open with O_CREAT, which then failed (O_TRUNC may have
+ *    emptied the file before or after the lower did its work);
+ *  - a rename over a name we had no upper object for (another client made
+ *    it, or a negative entry of ours was stale): the overwritten object
+ *    lost a link, and may still be reached by another name.
+ */
+static void mc_attr_invalidate_lower(struct super_block *sb,
+				     struct inode *lower)
+{
+	struct inode *inode;
+
+	if (!lower)
+		return;
+	inode = ilookup5(sb, (unsigned long)lower, mc_inode_test, lower);
+	if (inode) {
+		mc_attr_invalidate(inode);
+		iput(inode);
+	}
+}
+
+/*
  * After a successful lower rename, before the VFS moves the dentries: the
  * moved dentry (both, for an exchange) is a fresh positive entry under its
  * new name; an overwritten target is forgotten (the VFS unhashes it).  The
@@ -1010,7 +1036,7 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 	struct dentry *lower_new_dir = mc_dentry_lower(new_dentry->d_parent);
 	struct mc_child old = { NULL, NULL }, new = { NULL, NULL };
 	struct dentry *held = NULL;
-	struct inode *target;
+	struct inode *target, *over = NULL;
 	struct dentry *trap;
 	bool dirs;
 	int err;
@@ -1077,6 +1103,9 @@ static int mc_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 			mc_dentry_attach(new_dentry, new.lower);
 		held = dget(new.lower);	/* vfs_rename() holds one too */
 	}
+	/* An object of the lower we had no upper one for, overwritten. */
+	if (!target && !(flags & RENAME_EXCHANGE) && d_is_positive(new.lower))
+		over = igrab(d_inode(new.lower));
 	err = mc_lower_rename(sbi, d_inode(lower_old_dir), old.lower,
 			      d_inode(lower_new_dir), new.lower, flags);
 	/*
@@ -1122,6 +1151,10 @@ out_unlock:
 	mc_put_child(&new);
 	mc_put_child(&old);
 	mc_lower_drop_write(sbi);
+	if (over) {
+		mc_attr_invalidate_lower(old_dir->i_sb, over);
+		iput(over);
+	}
 out_allow:
 	if (target)
 		mc_handles_allow(target);
@@ -1129,27 +1162,6 @@ out_allow:
 	if (dirs)
 		mc_handles_allow_all(sbi);
 	return err;
-}
-
-/*
- * A lower open with O_CREAT may change a file that already has an upper
- * inode, reached through another name (a hard link): O_TRUNC empties it.
- * If the open then fails, before or after the lower did its work, the
- * attributes that inode has cached are not to be trusted any more.  Only
- * an upper inode already in memory is looked for (no allocation, no lower
- * call): a new one would ask the lower anyway.
- */
-static void mc_open_failed_attr(struct super_block *sb, struct inode *lower)
-{
-	struct inode *inode;
-
-	if (!lower)
-		return;
-	inode = ilookup5(sb, (unsigned long)lower, mc_inode_test, lower);
-	if (inode) {
-		mc_attr_invalidate(inode);
-		iput(inode);
-	}
 }
 
 /*
@@ -1209,7 +1221,7 @@ static int mc_atomic_open(struct inode *dir, struct dentry *dentry,
 		if (open_flag & O_TRUNC) {
 			lower = d_hash_and_lookup(lower_dir.dentry, &dentry->d_name);
 			if (!IS_ERR_OR_NULL(lower)) {
-				mc_open_failed_attr(dir->i_sb, d_inode(lower));
+				mc_attr_invalidate_lower(dir->i_sb, d_inode(lower));
 				dput(lower);
 			}
 		}
@@ -1307,7 +1319,7 @@ no_open:
 out_free:
 	mc_file_free(mcf);
 out_release:
-	mc_open_failed_attr(dir->i_sb, file_inode(lower_file));
+	mc_attr_invalidate_lower(dir->i_sb, file_inode(lower_file));
 	mc_lower_release(sbi, lower_file);
 	/* Our negative entry, if the name had one, is wrong now. */
 	mc_entry_clear(dentry);
