@@ -188,5 +188,6 @@ int metacache_nl_bench_results_dumpit(struct sk_buff *skb,
 				      struct netlink_callback *cb);
 extern const struct nla_policy mc_nl_bench_policy[];
 extern struct genl_family mc_genl_family;	/* netlink.c */
+bool mc_nl_may_see_paths(const struct sk_buff *skb);	/* netlink.c */
 
 #endif /* _METACACHE_GEN_H */

@@ -306,8 +306,12 @@ static int mc_bench_put_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, METACACHE_A_BENCH_PAD);
 }
 
-/* Parameters and status of a job.  mc_gen_lock held. */
-static int mc_bench_put_job(struct sk_buff *skb, struct mc_gen_job *job)
+/*
+ * Parameters and status of a job.  mc_gen_lock held.  @paths: with the
+ * target's path (mc_nl_may_see_paths()).
+ */
+static int mc_bench_put_job(struct sk_buff *skb, struct mc_gen_job *job,
+			    bool paths)
 {
 	const struct mc_gen_params *p = &job->p;
 	struct nlattr *nest;
@@ -319,7 +323,8 @@ static int mc_bench_put_job(struct sk_buff *skb, struct mc_gen_job *job)
 		return -EMSGSIZE;
 	mutex_lock(&job->lock);
 	if (nla_put_u32(skb, METACACHE_A_BENCH_JOB_ID, job->id) ||
-	    nla_put_string(skb, METACACHE_A_BENCH_TARGET, job->target) ||
+	    (paths &&
+	     nla_put_string(skb, METACACHE_A_BENCH_TARGET, job->target)) ||
 	    nla_put_u32(skb, METACACHE_A_BENCH_WORKLOAD, p->workload) ||
 	    nla_put_u32(skb, METACACHE_A_BENCH_THREADS, p->threads) ||
 	    nla_put_u32(skb, METACACHE_A_BENCH_FILES, p->files) ||
@@ -472,7 +477,7 @@ int metacache_nl_bench_get_doit(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &mc_genl_family, 0,
 				METACACHE_CMD_BENCH_GET);
 	if (hdr)
-		err = mc_bench_put_job(msg, job);
+		err = mc_bench_put_job(msg, job, mc_nl_may_see_paths(skb));
 	mutex_unlock(&mc_gen_lock);
 	if (err) {
 		nlmsg_free(msg);
@@ -499,12 +504,14 @@ int metacache_nl_bench_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
 	struct mc_gen_job *job;
+	bool paths;
 	void *hdr;
 	int err;
 
 	err = mc_bench_refused(cb);
 	if (err)
 		return err;
+	paths = mc_nl_may_see_paths(cb->skb);
 	mutex_lock(&mc_gen_lock);
 	while ((job = mc_gen_next(cb->args[0]))) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
@@ -512,7 +519,7 @@ int metacache_nl_bench_get_dumpit(struct sk_buff *skb,
 				  NLM_F_MULTI, METACACHE_CMD_BENCH_GET);
 		if (!hdr)
 			break;
-		if (mc_bench_put_job(skb, job)) {
+		if (mc_bench_put_job(skb, job, paths)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}

@@ -43,6 +43,8 @@
 #include <linux/limits.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -186,6 +188,27 @@ static int mc_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 		return -EPERM;
 	}
 	return 0;
+}
+
+/**
+ * mc_nl_may_see_paths() - may the sender learn where lowers are?
+ * @skb: the request
+ *
+ * The read commands are open to every user, as /proc/self/mountinfo is;
+ * but that file shows a process only the mounts of its own mount
+ * namespace, and a module cannot tell in which namespaces its super block
+ * is mounted.  A sender outside the initial mount namespace (a container,
+ * a sandbox) without CAP_SYS_ADMIN gets the counters, but not the host's
+ * paths and server names: the lower's path and source, a job's target.
+ *
+ * Context: the sender's (a doit, or a dump's recvmsg()).
+ */
+bool mc_nl_may_see_paths(const struct sk_buff *skb)
+{
+	const struct nsproxy *ns = current->nsproxy;
+
+	return (ns && ns->mnt_ns == init_task.nsproxy->mnt_ns) ||
+	       netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
 /*
@@ -482,9 +505,13 @@ static void mc_nl_lower_source(struct mc_sb_info *sbi, char *buf, size_t size)
 	strscpy(buf, lsb->s_id, size);
 }
 
-/* One MOUNT_GET message.  @buf: METACACHE_PATH_MAX bytes of scratch. */
+/*
+ * One MOUNT_GET message.  @buf: METACACHE_PATH_MAX bytes of scratch.
+ * @paths: with the lower's path and source (mc_nl_may_see_paths()).
+ */
 static int mc_nl_fill_mount(struct sk_buff *skb, struct mc_sb_info *sbi,
-			    u32 portid, u32 seq, int flags, char *buf)
+			    u32 portid, u32 seq, int flags, char *buf,
+			    bool paths)
 {
 	struct mc_cache_counters c;
 	struct mc_tunables tun;
@@ -501,12 +528,16 @@ static int mc_nl_fill_mount(struct sk_buff *skb, struct mc_sb_info *sbi,
 	    nla_put_u32(skb, METACACHE_A_DEV_MAJOR, MAJOR(sbi->sb->s_dev)) ||
 	    nla_put_u32(skb, METACACHE_A_DEV_MINOR, MINOR(sbi->sb->s_dev)))
 		goto cancel;
-	p = d_path(&sbi->lower_path, buf, METACACHE_PATH_MAX);
-	if (!IS_ERR(p) && nla_put_string(skb, METACACHE_A_LOWER_PATH, p))
+	p = paths ? d_path(&sbi->lower_path, buf, METACACHE_PATH_MAX) : NULL;
+	if (!IS_ERR_OR_NULL(p) &&
+	    nla_put_string(skb, METACACHE_A_LOWER_PATH, p))
 		goto cancel;
-	mc_nl_lower_source(sbi, buf, METACACHE_PATH_MAX);
-	if (nla_put_string(skb, METACACHE_A_LOWER_SOURCE, buf) ||
-	    nla_put_string(skb, METACACHE_A_LOWER_FSTYPE,
+	if (paths) {
+		mc_nl_lower_source(sbi, buf, METACACHE_PATH_MAX);
+		if (nla_put_string(skb, METACACHE_A_LOWER_SOURCE, buf))
+			goto cancel;
+	}
+	if (nla_put_string(skb, METACACHE_A_LOWER_FSTYPE,
 			   sbi->lower_path.mnt->mnt_sb->s_type->name))
 		goto cancel;
 	mc_tunables_load(sbi, &tun);
@@ -589,7 +620,8 @@ static int metacache_nl_mount_get_doit(struct sk_buff *skb,
 	msg = genlmsg_new(MC_NL_MOUNT_SIZE, GFP_KERNEL);
 	if (buf && msg)
 		err = mc_nl_fill_mount(msg, sbi, info->snd_portid,
-				       info->snd_seq, 0, buf);
+				       info->snd_seq, 0, buf,
+				       mc_nl_may_see_paths(skb));
 	mc_nl_unpin(sbi);
 	kfree(buf);
 	if (err) {
@@ -625,6 +657,7 @@ static int metacache_nl_mount_get_dumpit(struct sk_buff *skb,
 {
 	struct mc_sb_info *sbi;
 	u32 last = cb->args[0];
+	bool paths;
 	int err;
 	char *buf;
 
@@ -634,11 +667,13 @@ static int metacache_nl_mount_get_dumpit(struct sk_buff *skb,
 	buf = kmalloc(METACACHE_PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
+	paths = mc_nl_may_see_paths(cb->skb);
 	while ((sbi = mc_nl_pin_next(last))) {
 		u32 id = sbi->id;
 
 		err = mc_nl_fill_mount(skb, sbi, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI, buf);
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI, buf,
+				       paths);
 		mc_nl_unpin(sbi);
 		if (err)
 			break;

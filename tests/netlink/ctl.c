@@ -5,7 +5,8 @@
  * -j, parsed by the small JSON reader of tests/lib/ctlrun.h), their
  * effects on the mount (/proc/mounts options, new mounts get the
  * defaults, statistics that move, a flush that makes the next access look
- * up again), and non-root users refused with exit status 1 and a message.
+ * up again), and non-root users refused with exit status 1 and a message;
+ * a user in a mount namespace of his own is not shown where lowers are.
  *
  * The tool is found by tests/lib/ctlrun.h.  Every run of it costs a
  * process (25-100 ms in the emulated guest): a few dozen here.
@@ -743,6 +744,40 @@ MCT_TEST(non_root_refused)
 	MCT_EXPECT(has_opt(upper, "attr_ttl=5"), "a refused set changed it");
 #undef REFUSED
 #undef ALLOWED
+}
+
+/*
+ * A user in a mount namespace of his own (a container sharing the host's
+ * network, a sandbox), without CAP_SYS_ADMIN: show lists the mounts and
+ * their counters, but not where their lowers are (the lower's path and
+ * server are the host's); root in the initial namespace sees them.
+ */
+MCT_TEST(other_namespace_no_paths)
+{
+	char cmd[PATH_MAX + 256], out[65536];
+	size_t n;
+	FILE *f;
+	int rc;
+
+	SETUP();
+	EXPECT_RUN(0, "-j", "show");
+	MCT_EXPECT(strstr(R.out, "\"lower_path\":\"") &&
+		   strstr(R.out, "\"lower_source\":\""),
+		   "root's show -j has no lower path or source: %s", R.out);
+	/* root makes the namespace, the tool runs in it as the test user */
+	snprintf(cmd, sizeof(cmd),
+		 "unshare -m setpriv --reuid=%d --regid=%d --clear-groups %s -j show 2>&1",
+		 test_uid(), test_uid(), tool);
+	f = popen(cmd, "r");
+	MCT_ASSERT(f, "popen: %s", strerror(errno));
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	rc = pclose(f);
+	MCT_EXPECT(rc == 0 && js_valid(out), "%s: status 0x%x: %s", cmd, rc, out);
+	MCT_EXPECT(strstr(out, "\"mounts\":[{"), "no mount listed: %s", out);
+	MCT_EXPECT(!strstr(out, "\"lower_path\":\"") &&
+		   !strstr(out, "\"lower_source\":\"") && !strstr(out, lower),
+		   "a user in another mount namespace sees the lower: %s", out);
 }
 
 MCT_TEST(bad_mounts)

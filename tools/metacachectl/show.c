@@ -73,7 +73,9 @@ void mc_mount_print(FILE *f, const struct mc_mount *m)
 
 	fprintf(f, "mount %u: %s\n", m->id,
 		m->path[0] ? m->path : "(mount point unknown)");
-	fprintf(f, "  lower        %s (%s%s%s)\n", m->lower_path,
+	/* not sent to a user outside the initial mount namespace */
+	fprintf(f, "  lower        %s (%s%s%s)\n",
+		m->lower_path[0] ? m->lower_path : "(not shown)",
 	       m->lower_fstype[0] ? m->lower_fstype : "?",
 	       m->lower_source[0] ? " " : "", m->lower_source);
 	fprintf(f, "  cached       %s entries, %s negative, %s handles, %s of memory\n",
@@ -117,7 +119,8 @@ static void print_table(const struct mount_list *l)
 		char mem[MC_FMT_LEN];
 
 		snprintf(id, sizeof(id), "%u", m->id);
-		mc_table_row(&t, id, m->path[0] ? m->path : "?", m->lower_path,
+		mc_table_row(&t, id, m->path[0] ? m->path : "?",
+			     m->lower_path[0] ? m->lower_path : "-",
 			     m->lower_fstype[0] ? m->lower_fstype : "?",
 			     mc_fmt_count(e, sizeof(e), m->n_entries),
 			     mc_fmt_count(n, sizeof(n), m->n_neg),
