@@ -397,6 +397,17 @@ struct file *mc_handle_get(struct file *file)
 		return NULL;
 	}
 	kmem_cache_free(mc_handle_cachep, h);
+	/*
+	 * Renamed on the lower directly since (d_move() keeps the lower
+	 * dentry hashed, under its new name): not the file this name opens.
+	 * Not under handle_lock, a leaf: the check takes d_locks.
+	 */
+	if (!mc_dentry_matches(file_dentry(file), lower->f_path.dentry)) {
+		mc_count_evicted(sbi, MC_CACHE_HANDLE);
+		mc_count_miss(sbi, MC_CACHE_HANDLE);
+		mc_lower_release(sbi, lower);
+		return NULL;
+	}
 	mc_count_hit(sbi, MC_CACHE_HANDLE);
 	trace_metacache_handle(sbi->id, inode->i_ino, MC_HANDLE_REUSE);
 	/*

@@ -328,15 +328,14 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
  * no longer leads to the object (removed or replaced on the lower while
  * metacache had the name detached; NFS silly-renamed a file held open),
  * they answer for the object, as the lower file system does for an open
- * file, through any alias of our lower inode.  By path, the upper dentry
- * was valid in this walk (fresh, or revalidated with the lower), so the
- * answer is of the object that name had within the entry's ttl.  Calls
- * that change something or work on the name keep the -ESTALE of
- * mc_get_lower_path(), which makes the VFS look the name up again.
+ * file, through any alias of our lower inode, once the upper name is
+ * dropped (see below).  Calls that change something or work on the name
+ * keep the -ESTALE of mc_get_lower_path(), which makes the VFS look the
+ * name up again.
  *
  * Return: 0, or a negative errno and nothing to put.
  */
-int mc_get_lower_obj(const struct dentry *dentry, struct path *lower_path)
+int mc_get_lower_obj(struct dentry *dentry, struct path *lower_path)
 {
 	struct dentry *alias;
 	int err;
@@ -344,6 +343,17 @@ int mc_get_lower_obj(const struct dentry *dentry, struct path *lower_path)
 	err = mc_get_lower_path(dentry, lower_path);
 	if (err != -ESTALE || d_really_is_negative(dentry))
 		return err;
+	/*
+	 * Not for a name still hashed: drop it, so that the VFS's retry with
+	 * LOOKUP_REVAL walks the name afresh (stat(), getxattr() by path:
+	 * ENOENT or the new object), or, for an open file's dentry, comes
+	 * back here with it unhashed (fstatat(AT_EMPTY_PATH) retries; a
+	 * call that does not, such as fstat(2) itself, sees ESTALE once).
+	 */
+	if (!d_unhashed(dentry)) {
+		d_drop(dentry);
+		return err;
+	}
 	alias = d_find_any_alias(mc_inode_lower(d_inode(dentry)));
 	if (!alias)
 		return err;
@@ -466,13 +476,20 @@ out:
 	return ret;
 }
 
-/*
- * Does the upper dentry still describe its lower dentry?  The lower one may
- * have been changed behind our back: by another client of the network file
- * system (noticed by its own d_revalidate, which then unhashes it) or by a
- * local user of the lower directory.
+/**
+ * mc_dentry_matches() - does the upper dentry still describe a lower one?
+ * @dentry: the upper dentry, referenced
+ * @lower: the lower dentry, referenced
+ *
+ * The lower one may have been changed behind our back: by another client
+ * of the network file system (noticed by its own d_revalidate, which then
+ * unhashes it) or by a local user of the lower directory (unlinked,
+ * renamed: another parent or name).
+ *
+ * Context: process context, no spinlock held (takes d_locks).
+ * Return: true if @lower is @dentry's object under @dentry's name.
  */
-static bool mc_dentry_matches(struct dentry *dentry, struct dentry *lower)
+bool mc_dentry_matches(struct dentry *dentry, struct dentry *lower)
 {
 	struct dentry *parent, *lower_dir;
 	struct name_snapshot name;

@@ -376,7 +376,7 @@ static int open_err(const char *path)
 CL_TEST(lower_unlink)
 {
 	struct mcs s0, d;
-	int err_lo, err_up, n;
+	int err, err_st, err_lo, err_up, n;
 
 	CL_TTLS(3600);
 	handles_on();
@@ -393,6 +393,19 @@ CL_TEST(lower_unlink)
 	MCT_ASSERT(d.cache[MCS_HANDLE].entries == 1, "%" PRIu64 " handles kept, want 1",
 		   d.cache[MCS_HANDLE].entries);
 	MCT_ASSERT(unlink(LO("f")) == 0, "unlink on the lower: %s", strerror(errno));
+	/*
+	 * A stat by the name: metacache knows the lower changed (the lower
+	 * inode lost its link, or NFS marked it stale for its silly-rename)
+	 * and answers as the lower: ENOENT (on cifs the server still finds
+	 * the file, "delete pending" while the kept file holds it open).
+	 */
+	err = cl_lstat_err(UP("f"), NULL);
+	err_st = cl_lstat_err(LO("f"), NULL);
+	MCT_EXPECT(err == err_st, "stat of the removed name through metacache: %s, on the lower: %s",
+		   err ? strerror(err) : "found", err_st ? strerror(err_st) : "found");
+	if (!cl_fs("cifs"))
+		MCT_EXPECT(err == ENOENT, "stat of the removed name: %s, want ENOENT",
+			   err ? strerror(err) : "found");
 	err_up = open_err(UP("f"));
 	mct_diag("open of a name removed on the lower after an open and close: lower %s, metacache %s",
 		 err_lo ? strerror(err_lo) : "opened", err_up ? strerror(err_up) : "opened");
@@ -404,6 +417,32 @@ CL_TEST(lower_unlink)
 	MCT_EXPECT(n == 0, "%d .nfs* files left on the lower", n);
 	MCT_EXPECT(cl_count(c->lo) == 0, "the lower directory still has %d entries",
 		   cl_count(c->lo));
+}
+
+/*
+ * The same for a file renamed directly on the lower while kept: the open
+ * of the old name must not get the kept file (now another name's).
+ */
+CL_TEST(lower_rename)
+{
+	struct mcs s0, d;
+	int err_up;
+
+	CL_TTLS(3600);
+	handles_on();
+	MCT_ASSERT(cl_writefile(UP("h"), 10, 'h', 0644) == 0, "create h");
+	CL_SNAP(&s0);
+	MCT_ASSERT(open_close(UP("h"), O_RDONLY) == 0, "open h: %s", strerror(errno));
+	CL_SINCE(&d, &s0);
+	MCT_ASSERT(d.cache[MCS_HANDLE].entries == 1, "%" PRIu64 " handles kept, want 1",
+		   d.cache[MCS_HANDLE].entries);
+	MCT_ASSERT(rename(LO("h"), LO("h2")) == 0, "rename on the lower: %s", strerror(errno));
+	err_up = open_err(UP("h"));
+	MCT_EXPECT(err_up == ENOENT, "open of a name renamed away on the lower: %s, want ENOENT",
+		   err_up ? strerror(err_up) : "opened");
+	MCT_EXPECT(open_err(UP("h2")) == 0, "open of the new name: %s", strerror(errno));
+	MCT_EXPECT(unlink(UP("h2")) == 0, "unlink h2: %s", strerror(errno));
+	MCT_EXPECT(silly_wait(c->lo) == 0, ".nfs* files left on the lower");
 }
 
 /* fstat() and ftruncate() of a file open at FD, size 10 before: 0 or errno */
