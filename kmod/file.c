@@ -16,7 +16,6 @@
 #define pr_fmt(fmt) "metacache: " fmt
 
 #include <linux/fs.h>
-#include <linux/namei.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/splice.h>
@@ -164,21 +163,6 @@ int mc_open(struct inode *inode, struct file *file)
 	err = mc_get_lower_path(file_dentry(file), &lower_path);
 	if (err)
 		goto out_free;
-	/*
-	 * NFSv2/v3 check a file with the server (close-to-open) when the
-	 * path walk's last step opens it, which a fresh entry of ours
-	 * answered: ask for that check here, so that the open sees another
-	 * client's writes, as it would without us.  A name that changed
-	 * meanwhile: the VFS walks again with LOOKUP_REVAL.
-	 */
-	if (sbi->open_reval && S_ISREG(inode->i_mode)) {
-		err = mc_lower_revalidate(sbi, lower_path.dentry, LOOKUP_OPEN);
-		if (err <= 0) {
-			mc_put_lower_path(&lower_path);
-			err = err ?: -EOPENSTALE;
-			goto out_free;
-		}
-	}
 	lower_file = mc_lower_open(sbi, &lower_path, flags, current_cred());
 	mc_put_lower_path(&lower_path);
 	if (IS_ERR(lower_file)) {

@@ -235,7 +235,8 @@ struct mc_sb_info {
 	/*
 	 * The lower checks a file with the server when a path walk's last
 	 * step opens it (->d_revalidate with LOOKUP_OPEN), not in its open:
-	 * NFSv2/v3's close-to-open, which has no atomic_open (mc_open()).
+	 * NFSv2/v3's close-to-open, which has no atomic_open
+	 * (mc_d_revalidate() passes such a step on).
 	 * Set before the mount is published, constant after.
 	 */
 	bool open_reval;

@@ -579,7 +579,12 @@ static int mc_d_revalidate(struct dentry *dentry, unsigned int flags)
 	u32 names;
 	int ret;
 
+	/*
+	 * NFSv2/v3 check a file with the server (close-to-open) when a path
+	 * walk's last step opens it: pass that step on (sbi->open_reval).
+	 */
 	if (!(flags & MC_ASK_LOWER) &&
+	    !(sbi->open_reval && (flags & LOOKUP_OPEN) && d_is_reg(dentry)) &&
 	    mc_entry_fresh(sbi, dentry, mcd, &expired)) {
 		mc_count_hit(sbi, d_really_is_positive(dentry) ?
 				  MC_CACHE_ENTRY : MC_CACHE_NEG);

@@ -7,16 +7,17 @@
  * It mounts its own two NFSv3 clients of the test bed's export ($MC_SERVER
  * on 127.0.0.1; nolock, and actimeo=3600 so that nothing but the
  * close-to-open check makes the first client look again) and metacache
- * over the first, with every TTL 3600 and close_ttl 0 (a kept handle has
- * its own, documented bound).  The second client writes a file and closes
- * it; an open of the file through metacache must read the new data, as an
- * open on the first client directly does (checked after, so that it
- * cannot have refreshed the cache first), though metacache's entry of the
- * name is fresh.
+ * over the first twice, with every TTL 3600, close_ttl 0 and 3600 (opens
+ * then served from a kept file).  The second client writes a file and
+ * closes it; an open of the file through metacache must read the new
+ * data, as an open on the first client directly does (checked after, so
+ * that it cannot have refreshed the cache first), though metacache's
+ * entry of the name is fresh.
  *
  * Runs once, on the nfs lower, in mode "plain" (it makes its own mounts).
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -26,7 +27,8 @@
 
 #define BASE "/tmp/mc/nfs3"
 
-static const char *const dirs[] = { BASE "/a", BASE "/b", BASE "/up" };
+static const char *const dirs[] = { BASE "/a", BASE "/b", BASE "/up",
+				     BASE "/upk" };
 
 static int sh(const char *fmt, ...)
 {
@@ -47,7 +49,7 @@ static void unmount_all(void)
 {
 	int i;
 
-	for (i = 2; i >= 0; i--)
+	for (i = 3; i >= 0; i--)
 		umount2(dirs[i], MNT_DETACH);
 }
 
@@ -80,11 +82,41 @@ static const char *get(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The second client writes NAME, metacache (mounted at UP) reads it
+ * twice, the second client rewrites it: the next open through metacache
+ * must read the new data.  With close_ttl, the reads after the first are
+ * served from a kept file.
+ */
+static void rewritten(const char *name, const char *up)
+{
+	char b[PATH_MAX], u[PATH_MAX], a[PATH_MAX], buf[64];
+	struct stat st;
+
+	snprintf(b, sizeof(b), BASE "/b/%s", name);
+	snprintf(u, sizeof(u), "%s/%s", up, name);
+	snprintf(a, sizeof(a), BASE "/a/%s", name);
+	MCT_ASSERT(put(b, "old1") == 0, "write %s on the second client", b);
+	/* the first client and metacache learn the file and its data */
+	MCT_ASSERT(stat(u, &st) == 0, "stat %s: %s", u, strerror(errno));
+	MCT_EXPECT(!strcmp(get(u, buf, sizeof(buf)), "old1"),
+		   "first read of %s: '%s'", u, buf);
+	MCT_EXPECT(!strcmp(get(u, buf, sizeof(buf)), "old1"),
+		   "second read of %s: '%s'", u, buf);
+	/* a second later (a new mtime), same size */
+	usleep(1100 * 1000);
+	MCT_ASSERT(put(b, "new2") == 0, "rewrite %s on the second client", b);
+	MCT_EXPECT(!strcmp(get(u, buf, sizeof(buf)), "new2"),
+		   "open of %s after the other client's close: '%s', want 'new2' (close-to-open)",
+		   u, buf);
+	MCT_EXPECT(!strcmp(get(a, buf, sizeof(buf)), "new2"),
+		   "the same open on the NFSv3 client directly: '%s'", buf);
+	unlink(b);
+}
+
 MCT_TEST(close_to_open)
 {
 	const char *server = getenv("MC_SERVER"), *ko = getenv("MC_KO");
-	char buf[64];
-	struct stat st;
 	int i, err;
 
 	if (!server || !*server)
@@ -93,7 +125,7 @@ MCT_TEST(close_to_open)
 		err = mc_insmod(ko, "");
 		MCT_ASSERT(err == 0, "insmod %s: %s", ko, strerror(-err));
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		MCT_ASSERT(!sh("mkdir -p %s", dirs[i]), "mkdir %s", dirs[i]);
 	/* the test bed serves NFSv3 too (rpcbind, mountd): no skip */
 	MCT_ASSERT(!sh("mount -t nfs -o vers=3,nolock,actimeo=3600 127.0.0.1:%s %s",
@@ -102,23 +134,10 @@ MCT_TEST(close_to_open)
 		       server, dirs[1]), "second NFSv3 client");
 	MCT_ASSERT(!sh("mount -t metacache -o entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,close_ttl=0 %s %s",
 		       dirs[0], dirs[2]), "metacache over NFSv3");
-
-	MCT_ASSERT(put(BASE "/b/f", "old1") == 0, "write f on the second client");
-	/* the first client and metacache learn the file and its data */
-	MCT_ASSERT(stat(BASE "/up/f", &st) == 0, "stat f: %s", strerror(errno));
-	MCT_EXPECT(!strcmp(get(BASE "/up/f", buf, sizeof(buf)), "old1"),
-		   "first read through metacache: '%s'", buf);
-	MCT_EXPECT(!strcmp(get(BASE "/up/f", buf, sizeof(buf)), "old1"),
-		   "second read through metacache: '%s'", buf);
-	/* a second later (a new mtime), same size */
-	usleep(1100 * 1000);
-	MCT_ASSERT(put(BASE "/b/f", "new2") == 0, "rewrite f on the second client");
-	MCT_EXPECT(!strcmp(get(BASE "/up/f", buf, sizeof(buf)), "new2"),
-		   "open after the other client's close, through metacache: '%s', want 'new2' (close-to-open)",
-		   buf);
-	MCT_EXPECT(!strcmp(get(BASE "/a/f", buf, sizeof(buf)), "new2"),
-		   "the same open on the NFSv3 client directly: '%s'", buf);
-	unlink(BASE "/b/f");
+	MCT_ASSERT(!sh("mount -t metacache -o entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,close_ttl=3600 %s %s",
+		       dirs[0], dirs[3]), "metacache over NFSv3, keeping files");
+	rewritten("f", BASE "/up");
+	rewritten("g", BASE "/upk");
 }
 
 int main(int argc, char **argv)
