@@ -1017,7 +1017,8 @@ int mc_cache_flush(struct mc_sb_info *sbi, struct dentry *subtree)
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		struct mc_inode_info *mi = MC_I(inode);
 
-		if (!READ_ONCE(mi->attr_req) && !READ_ONCE(mi->perm_cred) &&
+		if (!READ_ONCE(mi->attr_req) &&
+		    !rcu_access_pointer(mi->perm_ident) &&
 		    !READ_ONCE(mi->dir_toobig) && !rcu_access_pointer(mi->snap) &&
 		    !rcu_access_pointer(mi->link))
 			continue;
@@ -1245,6 +1246,7 @@ void mc_cache_destroy(struct mc_sb_info *sbi)
 {
 	cancel_work_sync(&sbi->work);
 	mc_lower_puts_drain(sbi);
+	mc_ident_forget(sbi);
 }
 
 /* Attributes */
@@ -1707,10 +1709,17 @@ static bool mc_perm_same_owner(struct mc_inode_info *mi)
 	       gid_eq(lower->i_gid, mi->perm_gid);
 }
 
+/* Whose answers @mi keeps, under its perm_lock. */
+static struct mc_ident *mc_perm_ident_locked(struct mc_inode_info *mi)
+{
+	return rcu_dereference_protected(mi->perm_ident,
+					 lockdep_is_held(&mi->perm_lock));
+}
+
 /*
  * Are the cached answers of @mi valid for the calling @cred?  Fresh, for
  * a caller the lower cannot tell from the one they came from (identity,
- * capabilities, LSM label: mc_cred_same()), the lower inode's mode and
+ * capabilities, LSM label: mc_ident_same()), the lower inode's mode and
  * owner unchanged (a chmod or chown the lower learned of), and the lower
  * not knowing its own answers stale (NFS's access cache).  An ACL changed
  * elsewhere is noticed after the TTL, as the attributes.
@@ -1718,12 +1727,12 @@ static bool mc_perm_same_owner(struct mc_inode_info *mi)
 static bool mc_perm_valid(struct mc_inode_info *mi, const struct cred *cred,
 			  u32 ttl)
 {
-	lockdep_assert_held(&mi->perm_lock);
+	const struct mc_ident *id = mc_perm_ident_locked(mi);
 
-	return mi->perm_cred && mc_fresh(mi->perm_deadline, ttl) &&
+	return id && mc_fresh(mi->perm_deadline, ttl) &&
 	       mc_perm_same_owner(mi) &&
 	       !mc_lower_knows_stale(mi->lower, NFS_INO_INVALID_ACCESS) &&
-	       mc_cred_same(mi->perm_cred, cred);
+	       mc_ident_same(id, cred);
 }
 
 /**
@@ -1746,7 +1755,7 @@ bool mc_perm_get(struct inode *inode, int mask, int *err)
 	int key = mc_perm_key(inode, mask);
 	bool hit = false;
 
-	if (!key || !ttl || !READ_ONCE(mi->perm_cred) ||
+	if (!key || !ttl || !rcu_access_pointer(mi->perm_ident) ||
 	    mc_policy_any(MC_SB(inode->i_sb)))
 		return false;
 	spin_lock(&mi->perm_lock);
@@ -1790,29 +1799,50 @@ u32 mc_perm_begin(struct inode *inode)
  *	 which)
  * @gen: from mc_perm_begin(); an invalidation since then: not stored
  *
- * One identity per inode: a caller with other credentials replaces it.
- * Credentials with non_rcu set (access(2)'s temporary ones) are not kept.
+ * One identity per inode: a caller the lower would treat otherwise
+ * replaces it.  It is kept as a struct mc_ident (lower.c), not as the
+ * caller's cred, which would pin the cred's keyrings for the inode's life
+ * (so access(2)'s temporary, non_rcu, credentials are served too).
  *
- * Context: also RCU-walk (MAY_NOT_BLOCK): put_cred() of a normal cred
- * only schedules an RCU callback.
+ * Context: also RCU-walk (MAY_NOT_BLOCK): the identity is then made with
+ * GFP_NOWAIT (none: nothing stored), and the old one's put only queues an
+ * RCU callback.
  */
 void mc_perm_store(struct inode *inode, int mask, int err, u32 gen)
 {
 	struct mc_inode_info *mi = MC_I(inode);
-	u32 ttl = mc_ttl(MC_SB(inode->i_sb), NULL, MC_CACHE_ATTR);
-	const struct cred *cred = current_cred(), *old = NULL;
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	u32 ttl = mc_ttl(sbi, NULL, MC_CACHE_ATTR);
+	const struct cred *cred = current_cred();
+	struct mc_ident *id, *new = NULL, *old = NULL;
 	int key = mc_perm_key(inode, mask);
 
-	if (!key || !ttl || cred->non_rcu || (err && err != -EACCES) ||
-	    (err && hweight32(key) != 1) || mc_policy_any(MC_SB(inode->i_sb)))
+	if (!key || !ttl || (err && err != -EACCES) ||
+	    (err && hweight32(key) != 1) || mc_policy_any(sbi))
 		return;
+	/* A new identity is made before taking the lock. */
+	rcu_read_lock();
+	id = rcu_dereference(mi->perm_ident);
+	if (!id || !mc_ident_same(id, cred)) {
+		rcu_read_unlock();
+		new = mc_ident_get(sbi, cred, (mask & MAY_NOT_BLOCK) ?
+				   GFP_NOWAIT : GFP_KERNEL);
+		if (!new)
+			return;
+	} else {
+		rcu_read_unlock();
+	}
 	spin_lock(&mi->perm_lock);
 	if (READ_ONCE(mi->attr_gen) != gen)
 		goto out;
 	if (!mc_perm_valid(mi, cred, ttl)) {
-		if (mi->perm_cred != cred) {
-			old = mi->perm_cred;
-			mi->perm_cred = get_cred(cred);
+		id = mc_perm_ident_locked(mi);
+		if (new) {
+			old = id;
+			rcu_assign_pointer(mi->perm_ident, new);
+			new = NULL;
+		} else if (!id || !mc_ident_same(id, cred)) {
+			goto out;	/* another caller's, since */
 		}
 		mi->perm_granted = 0;
 		mi->perm_denied = 0;
@@ -1827,8 +1857,8 @@ void mc_perm_store(struct inode *inode, int mask, int err, u32 gen)
 		mi->perm_granted |= key;
 out:
 	spin_unlock(&mi->perm_lock);
-	if (old)
-		put_cred(old);
+	mc_ident_put(old);
+	mc_ident_put(new);
 }
 
 /**
@@ -1944,7 +1974,7 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
 	spin_lock_init(&mi->perm_lock);
 	mi->perm_granted = 0;
 	mi->perm_denied = 0;
-	mi->perm_cred = NULL;
+	RCU_INIT_POINTER(mi->perm_ident, NULL);
 	mi->perm_deadline = 0;
 	RCU_INIT_POINTER(mi->snap, NULL);
 	mi->dir_gen = 0;
@@ -1959,22 +1989,22 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
  * mc_inode_cache_free() - drop what an inode's cache holds at its freeing
  * @inode: the upper inode, an RCU grace period after its eviction
  *
- * The permission cache's credentials are put here, not at eviction: an
+ * The permission cache's identity is put here, not at eviction: an
  * RCU-walk may call ->permission on an inode that another CPU is
  * evicting (may_lookup() checks the dentry's sequence only afterwards),
  * and its mc_perm_store() would put a reference into an evicted inode's
  * cache, or race the eviction's put of the old one.  No walker is left
  * once the grace period is over.
  *
- * Context: the inode's RCU callback (->free_inode); put_cred() of a
- * cached (never non_rcu) cred only queues an RCU callback of its own.
+ * Context: the inode's RCU callback (->free_inode); mc_ident_put() only
+ * queues an RCU callback of its own.
  */
 void mc_inode_cache_free(struct inode *inode)
 {
 	struct mc_inode_info *mi = MC_I(inode);
 
-	if (mi->perm_cred)
-		put_cred(mi->perm_cred);
+	/* No walker is left (above), nor any other reference to the inode. */
+	mc_ident_put(rcu_dereference_protected(mi->perm_ident, 1));
 }
 
 /**
@@ -1991,7 +2021,7 @@ void mc_inode_cache_evict(struct inode *inode)
 
 	mc_attr_invalidate(inode);
 	mc_link_drop(inode);
-	/* perm_cred: mc_inode_cache_free(), an RCU-walk may still store one */
+	/* perm_ident: mc_inode_cache_free(), an RCU-walk may still store one */
 	if (rcu_access_pointer(mi->snap) || READ_ONCE(mi->vanish)) {
 		spin_lock(&sbi->cache_lock);
 		snap = rcu_dereference_protected(mi->snap,

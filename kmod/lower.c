@@ -247,40 +247,147 @@ static bool mc_groups_same(const struct group_info *a,
 	return true;
 }
 
-/**
- * mc_cred_same() - would the lower treat two callers alike?
- * @a: credentials
- * @b: credentials
- *
+/*
  * What decides how the lower authenticates a caller and answers his
  * permission checks: the identity its RPCs carry and generic_permission()
  * checks (fsuid, fsgid, supplementary groups, and euid and egid), the
  * effective capabilities and the user namespace they hold in (root without
  * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH is refused what root with them
  * is granted), and the LSM label (security_inode_permission() on the lower
- * inode, e.g. an SELinux domain).  The handle cache hands a kept lower file,
- * and the permission cache an answer, only to a caller the same as the one
- * it came from.
+ * inode, e.g. an SELinux domain).  A struct mc_ident keeps exactly that,
+ * without the rest of a cred (keyrings, rlimits' user, security blob).
+ */
+static void mc_ident_fill(struct mc_ident *id, const struct cred *cred)
+{
+	id->fsuid = cred->fsuid;
+	id->euid = cred->euid;
+	id->fsgid = cred->fsgid;
+	id->egid = cred->egid;
+	id->caps = cred->cap_effective;
+	id->user_ns = cred->user_ns;
+	id->groups = cred->group_info;
+	security_cred_getsecid(cred, &id->secid);
+}
+
+/**
+ * mc_ident_same() - would the lower treat a caller as a kept identity?
+ * @id: the identity
+ * @cred: the caller's credentials
+ *
+ * Context: any, also RCU-walk and under spinlocks.
+ * Return: true if the lower cannot tell @cred from @id.
+ */
+bool mc_ident_same(const struct mc_ident *id, const struct cred *cred)
+{
+	u32 secid;
+
+	if (!uid_eq(id->fsuid, cred->fsuid) ||
+	    !gid_eq(id->fsgid, cred->fsgid) ||
+	    !uid_eq(id->euid, cred->euid) || !gid_eq(id->egid, cred->egid) ||
+	    id->user_ns != cred->user_ns ||
+	    !cap_issubset(id->caps, cred->cap_effective) ||
+	    !cap_issubset(cred->cap_effective, id->caps) ||
+	    !mc_groups_same(id->groups, cred->group_info))
+		return false;
+	security_cred_getsecid(cred, &secid);
+	return secid == id->secid;
+}
+
+/**
+ * mc_cred_same() - would the lower treat two callers alike?
+ * @a: credentials
+ * @b: credentials
+ *
+ * The handle cache hands a kept lower file only to a caller the same as
+ * the one it came from (what "the same" is: above mc_ident_fill()).
  *
  * Context: any, also RCU-walk and under spinlocks.
  * Return: true if the lower cannot tell @a and @b apart.
  */
 bool mc_cred_same(const struct cred *a, const struct cred *b)
 {
-	u32 sa, sb;
+	struct mc_ident ia;
 
 	if (a == b)
 		return true;
-	if (!uid_eq(a->fsuid, b->fsuid) || !gid_eq(a->fsgid, b->fsgid) ||
-	    !uid_eq(a->euid, b->euid) || !gid_eq(a->egid, b->egid) ||
-	    a->user_ns != b->user_ns ||
-	    !cap_issubset(a->cap_effective, b->cap_effective) ||
-	    !cap_issubset(b->cap_effective, a->cap_effective) ||
-	    !mc_groups_same(a->group_info, b->group_info))
-		return false;
-	security_cred_getsecid(a, &sa);
-	security_cred_getsecid(b, &sb);
-	return sa == sb;
+	mc_ident_fill(&ia, a);	/* no references: @a outlives this */
+	return mc_ident_same(&ia, b);
+}
+
+static void mc_ident_free_rcu(struct rcu_head *head)
+{
+	struct mc_ident *id = container_of(head, struct mc_ident, rcu);
+
+	put_group_info(id->groups);
+	put_user_ns(id->user_ns);
+	kfree(id);
+}
+
+/**
+ * mc_ident_put() - drop a reference to an identity
+ * @id: the identity, or NULL
+ *
+ * The last one frees it after a grace period (mc_ident_get() finds
+ * identities under RCU): the group list and user namespace are put from
+ * the RCU callback, where put_group_info()'s kvfree() and put_user_ns()'s
+ * work item are allowed.  Module exit waits for it (two rcu_barrier()s:
+ * an inode's own RCU callback may put the last reference).
+ *
+ * Context: any, also RCU-walk, softirq and under spinlocks.
+ */
+void mc_ident_put(struct mc_ident *id)
+{
+	if (id && refcount_dec_and_test(&id->ref))
+		call_rcu(&id->rcu, mc_ident_free_rcu);
+}
+
+/**
+ * mc_ident_get() - a counted identity for the calling credentials
+ * @sbi: the mount, whose last made identity is tried first
+ * @cred: the caller's credentials
+ * @gfp: allocation flags (GFP_NOWAIT in RCU-walk)
+ *
+ * The permission cache keeps who its answers are for as an identity, not
+ * as a reference to the caller's cred: a cred pins its keyrings, which
+ * count against the user's key quota (a cached inode per login session
+ * would keep each session's keyring alive), and far more memory.  One
+ * user walking a tree shares one identity (@sbi's hint); each holds a
+ * reference to the group list and the user namespace.
+ *
+ * Return: a reference to put with mc_ident_put(), or NULL if out of memory.
+ */
+struct mc_ident *mc_ident_get(struct mc_sb_info *sbi, const struct cred *cred,
+			      gfp_t gfp)
+{
+	struct mc_ident *id;
+
+	rcu_read_lock();
+	id = rcu_dereference(sbi->ident_hint);
+	if (id && mc_ident_same(id, cred) && refcount_inc_not_zero(&id->ref)) {
+		rcu_read_unlock();
+		return id;
+	}
+	rcu_read_unlock();
+
+	id = kmalloc(sizeof(*id), gfp | __GFP_NOWARN);
+	if (!id)
+		return NULL;
+	mc_ident_fill(id, cred);
+	get_group_info(id->groups);
+	get_user_ns(id->user_ns);
+	refcount_set(&id->ref, 2);	/* the caller's and the hint's */
+	mc_ident_put(unrcu_pointer(xchg(&sbi->ident_hint,
+					RCU_INITIALIZER(id))));
+	return id;
+}
+
+/**
+ * mc_ident_forget() - drop the mount's hint at unmount
+ * @sbi: the mount
+ */
+void mc_ident_forget(struct mc_sb_info *sbi)
+{
+	mc_ident_put(unrcu_pointer(xchg(&sbi->ident_hint, NULL)));
 }
 
 /**

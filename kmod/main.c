@@ -113,7 +113,11 @@ static void __exit mc_exit(void)
 	mc_netlink_exit();
 	mc_gen_exit();		/* stops the generator's jobs, waits for them */
 	mc_debugfs_exit();
-	/* Wait for the RCU frees of dentry info (call_rcu) and inodes. */
+	/*
+	 * Wait for the RCU frees of dentry info (call_rcu) and inodes, then
+	 * for the identities the inodes' callbacks put (lower.c).
+	 */
+	rcu_barrier();
 	rcu_barrier();
 	mc_handle_cache_exit();
 	kmem_cache_destroy(mc_dentry_cachep);

@@ -287,6 +287,13 @@ struct mc_sb_info {
 	struct mc_ctl *ctl;
 	/* MC_BTIME_*: how the lower answers STATX_BTIME (cache.c). */
 	u8 btime;
+	/*
+	 * The identity the permission cache last made (lower.c,
+	 * mc_ident_get()), a counted reference: the next caller with the
+	 * same one shares it.  Replaced with xchg(), read under RCU; put at
+	 * unmount (mc_ident_forget()).
+	 */
+	struct mc_ident __rcu *ident_hint;
 
 	/*
 	 * The handle cache (handle.c).  @handle_lock protects @handle_lru,
@@ -370,6 +377,26 @@ static inline bool mc_attr_time_equal(const struct mc_attr *a, int i,
 {
 	return a->sec[i] == t->tv_sec && a->nsec[i] == t->tv_nsec;
 }
+
+/*
+ * struct mc_ident - who a caller is to the lower (lower.c, mc_ident_*()):
+ * what the lower's permission checks and its server see of his
+ * credentials, kept by the permission cache instead of the cred itself.
+ * Immutable once made; @groups and @user_ns are counted references, put
+ * an RCU grace period after @ref drops to zero.
+ */
+struct mc_ident {
+	refcount_t ref;
+	kuid_t fsuid;
+	kuid_t euid;
+	kgid_t fsgid;
+	kgid_t egid;
+	u32 secid;
+	kernel_cap_t caps;
+	struct user_namespace *user_ns;
+	struct group_info *groups;
+	struct rcu_head rcu;
+};
 
 /*
  * A directory listing, as the lower's readdir gave it (dir.c).  Entries
@@ -470,12 +497,15 @@ struct mc_link {
  * invalidation bumps @attr_gen: a lower getattr that started before it
  * does not store its (older) result.
  *
- * Permission cache: one caller identity (@perm_cred, a counted reference)
- * and the MAY_READ/MAY_EXEC bits it was granted or refused, valid until
+ * Permission cache: one caller identity (@perm_ident, a counted
+ * reference to a struct mc_ident, not to the caller's cred) and the
+ * MAY_READ/MAY_EXEC bits it was granted or refused, valid until
  * @perm_deadline and while the lower inode's mode and owner are still
  * @perm_mode, @perm_uid, @perm_gid.  Under @perm_lock, also in RCU-walk;
- * the last @perm_cred is put when the inode is freed, after a grace
- * period (mc_inode_cache_free()), not when it is evicted.
+ * @perm_ident is replaced under @perm_lock with rcu_assign_pointer() and
+ * may be read under RCU without it (identities are freed after a grace
+ * period).  The last @perm_ident is put when the inode is freed, after a
+ * grace period (mc_inode_cache_free()), not when it is evicted.
  *
  * Directory listing (dir.c): @snap, RCU-protected, changed under
  * mc_sb_info::cache_lock; @dir_gen is bumped (also under cache_lock) by
@@ -500,7 +530,7 @@ struct mc_inode_info {
 	umode_t perm_mode;
 	kuid_t perm_uid;
 	kgid_t perm_gid;
-	const struct cred *perm_cred;
+	struct mc_ident __rcu *perm_ident;
 	u64 perm_deadline;
 
 	/* mc_handle::inode_node, under mc_sb_info::handle_lock (handle.c) */
@@ -1003,6 +1033,11 @@ int mc_lower_resolve(const char *name, struct path *path);
 int mc_lower_want_write(struct mc_sb_info *sbi);
 void mc_lower_drop_write(struct mc_sb_info *sbi);
 bool mc_cred_same(const struct cred *a, const struct cred *b);
+bool mc_ident_same(const struct mc_ident *id, const struct cred *cred);
+struct mc_ident *mc_ident_get(struct mc_sb_info *sbi, const struct cred *cred,
+			      gfp_t gfp);
+void mc_ident_put(struct mc_ident *id);
+void mc_ident_forget(struct mc_sb_info *sbi);
 bool mc_lower_name_eq(struct dentry *lower_dir, struct dentry *lower,
 		      const struct qstr *name);
 struct dentry *mc_lower_lookup(struct mc_sb_info *sbi, struct dentry *lower_dir,

@@ -19,9 +19,18 @@
  *    search: the stack gives each what the lower gives him (on tmpfs: a
  *    refusal without the capabilities; nfs's server and cifs's client may
  *    not tell the two apart).
+ *  - keys_not_pinned: the permission answers a user's processes cached do
+ *    not keep their credentials alive: twenty processes of MC_TEST_UID, each
+ *    in a session keyring of its own, each walk into a directory of their
+ *    own and exit; once they are gone the user holds no more keys than
+ *    before (/proc/key-users), while a later process of the same user is
+ *    still answered from the cache.  A cached cred would pin its session
+ *    keyring, which counts against the user's key quota, for as long as
+ *    the inode stays cached.
  * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
  */
 #include <linux/capability.h>
+#include <linux/keyctl.h>
 #include <sys/syscall.h>
 
 #include "cachelib.h"
@@ -162,6 +171,126 @@ CL_TEST(caps_not_shared)
 		   err_str(root_up), err_str(root_lo));
 	if (less_lo == root_lo)
 		mct_diag("this lower answers root the same with or without the capabilities");
+}
+
+/* The keys uid holds (/proc/key-users: "uid: usage nkeys/nikeys ..."). */
+static int user_keys(unsigned int uid)
+{
+	FILE *f = fopen("/proc/key-users", "r");
+	char line[256];
+	unsigned int u;
+	int usage, nkeys, n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %u: %d %d/", &u, &usage, &nkeys) == 3 && u == uid) {
+			n = nkeys;
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
+/* As the test user, in a new session keyring of its own: lstat(path). */
+static int lstat_in_new_session(void *arg)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+		return 124;
+	return cl_lstat_err(arg, NULL);
+}
+
+struct sessions {
+	const char *dir;
+	int n;
+};
+
+/* As the test user, in a new session: lstat() every dir/dN/f, N < n. */
+static int lstat_all_in_new_session(void *arg)
+{
+	const struct sessions *a = arg;
+	char p[PATH_MAX + 32];
+	int i, e;
+
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+		return 124;
+	for (i = 0; i < a->n; i++) {
+		snprintf(p, sizeof(p), "%s/d%d/f", a->dir, i);
+		e = cl_lstat_err(p, NULL);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/*
+ * Keys are freed by a work item after their last reference goes.  Wait (up
+ * to 10 s) for uid's keys to fall to at most want, or, with want < 0, to
+ * stay the same for half a second; the last count.
+ */
+static int wait_user_keys(unsigned int uid, int want)
+{
+	int n = user_keys(uid), last = n, same = 0, i;
+
+	for (i = 0; i < 100; i++) {
+		if (want >= 0 ? n <= want : same == 5)
+			break;
+		usleep(100 * 1000);
+		n = user_keys(uid);
+		same = n == last ? same + 1 : 0;
+		last = n;
+	}
+	return n;
+}
+
+#define SESSIONS	20
+
+CL_TEST(keys_not_pinned)
+{
+	struct sessions all = { c->up, SESSIONS };
+	char dir[32], file[32];
+	struct mcs s0, d;
+	int base, after, i, e;
+
+	CL_TTLS(TTL);
+	if (user_keys(cl.uid) < 0)
+		MCT_SKIP("no /proc/key-users: a kernel without keys");
+	for (i = 0; i < SESSIONS; i++) {
+		snprintf(dir, sizeof(dir), "d%d", i);
+		snprintf(file, sizeof(file), "d%d/f", i);
+		MCT_ASSERT(!mkdir(UP(dir), 0755) && !cl_writefile(UP(file), 4, 'k', 0644),
+			   "make %s: %s", UP(file), strerror(errno));
+	}
+	cl_settle();
+	/* One session first: the keys a user keeps once he has had one stay. */
+	e = cl_as_user(lstat_in_new_session, (void *)UP("d0/f"));
+	MCT_ASSERT(e == 0, "stat %s as uid %u in a new session: %s", UP("d0/f"),
+		   (unsigned int)cl.uid, e == 124 ? "keyctl failed" : err_str(e));
+	base = wait_user_keys(cl.uid, -1);
+	for (i = 0; i < SESSIONS; i++) {
+		snprintf(file, sizeof(file), "d%d/f", i);
+		e = cl_as_user(lstat_in_new_session, (void *)UP(file));
+		MCT_ASSERT(e == 0, "stat %s as uid %u in a new session: %s", UP(file),
+			   (unsigned int)cl.uid, e == 124 ? "keyctl failed" : err_str(e));
+	}
+	after = wait_user_keys(cl.uid, base);
+	mct_diag("uid %u holds %d keys after one session, %d after %d more", (unsigned int)cl.uid,
+		 base, after, SESSIONS);
+	MCT_EXPECT(after <= base,
+		   "%d session keyrings of uid %u outlived their processes (the permission cache pins creds)",
+		   after - base, (unsigned int)cl.uid);
+
+	/* What they cached still answers the same user, in yet another session. */
+	CL_SNAP(&s0);
+	e = cl_as_user(lstat_all_in_new_session, &all);
+	CL_SINCE(&d, &s0);
+	mct_diag("uid %u stats every dN/f again: %s; lower calls: %s", (unsigned int)cl.uid,
+		 err_str(e), cl_calls(&d));
+	MCT_ASSERT(e == 0, "stat as uid %u: %s", (unsigned int)cl.uid,
+		   e == 124 ? "keyctl failed" : err_str(e));
+	MCT_EXPECT(d.op[MCS_PERMISSION].calls == 0,
+		   "the permission answers of uid %u's earlier sessions did not answer a new one: %s",
+		   (unsigned int)cl.uid, cl_calls(&d));
 }
 
 static int mu_snap(struct cl_stack *m, struct mcs *s)
