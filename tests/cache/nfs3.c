@@ -18,7 +18,6 @@
  */
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -29,21 +28,6 @@
 
 static const char *const dirs[] = { BASE "/a", BASE "/b", BASE "/up",
 				     BASE "/upk" };
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	ret = system(cmd);
-	if (ret)
-		mct_diag("'%s' exited 0x%x", cmd, ret);
-	return ret;
-}
 
 static void unmount_all(void)
 {
@@ -126,15 +110,15 @@ MCT_TEST(close_to_open)
 		MCT_ASSERT(err == 0, "insmod %s: %s", ko, strerror(-err));
 	}
 	for (i = 0; i < 4; i++)
-		MCT_ASSERT(!sh("mkdir -p %s", dirs[i]), "mkdir %s", dirs[i]);
+		MCT_ASSERT(!mct_system("mkdir -p %s", dirs[i]), "mkdir %s", dirs[i]);
 	/* the test bed serves NFSv3 too (rpcbind, mountd): no skip */
-	MCT_ASSERT(!sh("mount -t nfs -o vers=3,nolock,actimeo=3600 127.0.0.1:%s %s",
+	MCT_ASSERT(!mct_system("mount -t nfs -o vers=3,nolock,actimeo=3600 127.0.0.1:%s %s",
 		       server, dirs[0]), "NFSv3 mount of 127.0.0.1:%s", server);
-	MCT_ASSERT(!sh("mount -t nfs -o vers=3,nolock,actimeo=3600,nosharecache 127.0.0.1:%s %s",
+	MCT_ASSERT(!mct_system("mount -t nfs -o vers=3,nolock,actimeo=3600,nosharecache 127.0.0.1:%s %s",
 		       server, dirs[1]), "second NFSv3 client");
-	MCT_ASSERT(!sh("mount -t metacache -o entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,close_ttl=0 %s %s",
+	MCT_ASSERT(!mct_system("mount -t metacache -o entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,close_ttl=0 %s %s",
 		       dirs[0], dirs[2]), "metacache over NFSv3");
-	MCT_ASSERT(!sh("mount -t metacache -o entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,close_ttl=3600 %s %s",
+	MCT_ASSERT(!mct_system("mount -t metacache -o entry_ttl=3600,neg_ttl=3600,attr_ttl=3600,dir_ttl=3600,close_ttl=3600 %s %s",
 		       dirs[0], dirs[3]), "metacache over NFSv3, keeping files");
 	rewritten("f", BASE "/up");
 	rewritten("g", BASE "/upk");

@@ -124,6 +124,24 @@ static inline void mct_skip_set(const char *fmt, ...)
 	mct_sh->skipped = 1;
 }
 
+/* Run the shell command made from fmt; its wait status, noted if not 0. */
+static inline int mct_system(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static inline int mct_system(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	ret = system(cmd);
+	if (ret)
+		mct_diag("'%s' exited 0x%x", cmd, ret);
+	return ret;
+}
+
 /* Record a failure and continue. */
 #define MCT_EXPECT(cond, ...)						\
 	do {								\

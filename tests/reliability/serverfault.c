@@ -64,29 +64,14 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	ret = system(cmd);
-	if (ret)
-		mct_diag("'%s' exited 0x%x", cmd, ret);
-	return ret;
-}
-
 static int server(int up)
 {
 	if (!strcmp(fstype, "nfs"))
-		return sh(up ? "rpc.nfsd 8" : "rpc.nfsd 0");
+		return mct_system(up ? "rpc.nfsd 8" : "rpc.nfsd 0");
 	if (up)
-		return sh("smbd -D");
+		return mct_system("smbd -D");
 	/* smbd's children serve the sessions: all of them go. */
-	return sh("pkill -KILL -x smbd; sleep 1; ! pgrep -x smbd >/dev/null");
+	return mct_system("pkill -KILL -x smbd; sleep 1; ! pgrep -x smbd >/dev/null");
 }
 
 /* 0 or -errno of stat(path), timed. */
@@ -171,15 +156,15 @@ static void mount_all(void)
 	const char *ko = mc_env("MC_KO");
 	char opts[256];
 
-	sh("mkdir -p %s %s %s", lower, upper, upper2);
+	mct_system("mkdir -p %s %s %s", lower, upper, upper2);
 	if (!strcmp(fstype, "nfs"))
-		MCT_ASSERT(sh("mount -t nfs4 -o vers=4.2,soft,timeo=20,retrans=1,nosharecache 127.0.0.1:/ %s",
+		MCT_ASSERT(mct_system("mount -t nfs4 -o vers=4.2,soft,timeo=20,retrans=1,nosharecache 127.0.0.1:/ %s",
 			      lower) == 0, "mounting a soft nfs client");
 	else
-		MCT_ASSERT(sh("mount -t cifs //127.0.0.1/share %s -o guest,vers=3.1.1,soft,nosharesock,echo_interval=1",
+		MCT_ASSERT(mct_system("mount -t cifs //127.0.0.1/share %s -o guest,vers=3.1.1,soft,nosharesock,echo_interval=1",
 			      lower) == 0, "mounting a soft cifs client");
 	if (!mc_fs_registered("metacache") && ko)
-		sh("insmod %s", ko);
+		mct_system("insmod %s", ko);
 	snprintf(opts, sizeof(opts),
 		 "entry_ttl=%d,neg_ttl=%d,attr_ttl=%d,dir_ttl=%d,close_ttl=%d", ttl,
 		 ttl, ttl, ttl, 60);
@@ -252,7 +237,7 @@ static void run_outage(void)
 	snprintf(lf, sizeof(lf), "%s/file", ld);
 	snprintf(nf, sizeof(nf), "%s/never-seen", d);
 	snprintf(ln, sizeof(ln), "%s/never-seen-either", ld);
-	sh("rm -rf %s", ld);
+	mct_system("rm -rf %s", ld);
 	MCT_ASSERT(mkdir(d, 0755) == 0, "mkdir %s: %s", d, strerror(errno));
 	MCT_ASSERT(write_file(f, "before") == 0, "write %s", f);
 	/* A kept handle on the second mount. */
@@ -353,7 +338,7 @@ static void run_outage(void)
 	 * its grace period, and the test bed's hard client would wait it out.
 	 */
 	snprintf(p, sizeof(p), "/tmp/mc/lower/%s", fstype);
-	sh("rm -rf %s/sf", mc_server_or(p));
+	mct_system("rm -rf %s/sf", mc_server_or(p));
 }
 
 MCT_TEST(outage)
