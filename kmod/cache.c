@@ -1709,11 +1709,11 @@ static bool mc_perm_same_owner(struct mc_inode_info *mi)
 	       gid_eq(lower->i_gid, mi->perm_gid);
 }
 
-/* Whose answers @mi keeps, under its perm_lock. */
+/* Whose answers @mi keeps, under its attr_lock held for writing. */
 static struct mc_ident *mc_perm_ident_locked(struct mc_inode_info *mi)
 {
 	return rcu_dereference_protected(mi->perm_ident,
-					 lockdep_is_held(&mi->perm_lock));
+					 lockdep_is_held(&mi->attr_lock.lock));
 }
 
 /*
@@ -1723,6 +1723,8 @@ static struct mc_ident *mc_perm_ident_locked(struct mc_inode_info *mi)
  * owner unchanged (a chmod or chown the lower learned of), and the lower
  * not knowing its own answers stale (NFS's access cache).  An ACL changed
  * elsewhere is noticed after the TTL, as the attributes.
+ *
+ * Context: under @mi's attr_lock held for writing.
  */
 static bool mc_perm_valid(struct mc_inode_info *mi, const struct cred *cred,
 			  u32 ttl)
@@ -1745,6 +1747,11 @@ static bool mc_perm_valid(struct mc_inode_info *mi, const struct cred *cred,
  * answers are the inode's, asked without a name, so no rule can be looked
  * up for them (mc_policy_any()).
  *
+ * Lockless: every path walk through a cached directory asks, so no lock
+ * (whose cache line all CPUs walking the mount's top directories would
+ * share) is taken; the answers and their state are read under the
+ * sequence counter of @inode's attr_lock, the identity under RCU.
+ *
  * Context: also RCU-walk (MAY_NOT_BLOCK).
  * Return: true on a hit.
  */
@@ -1753,29 +1760,33 @@ bool mc_perm_get(struct inode *inode, int mask, int *err)
 	struct mc_inode_info *mi = MC_I(inode);
 	u32 ttl = mc_ttl(MC_SB(inode->i_sb), NULL, MC_CACHE_ATTR);
 	int key = mc_perm_key(inode, mask);
-	bool hit = false;
+	const struct mc_ident *id;
+	u8 granted, denied;
+	bool valid, hit;
+	unsigned int seq;
 
 	if (!key || !ttl || !rcu_access_pointer(mi->perm_ident) ||
 	    mc_policy_any(MC_SB(inode->i_sb)))
 		return false;
-	spin_lock(&mi->perm_lock);
-	if (mc_perm_valid(mi, current_cred(), ttl)) {
-		if (key & mi->perm_denied) {
-			*err = -EACCES;
-			hit = true;
-		} else if ((key & mi->perm_granted) == key) {
-			*err = 0;
-			hit = true;
-		}
-	}
-	if (!hit)
-		pr_debug("perm miss %lu 0x%x: granted 0x%x denied 0x%x fresh %d owner %d stale %d\n",
-			 inode->i_ino, mask, mi->perm_granted, mi->perm_denied,
-			 mc_fresh(mi->perm_deadline, ttl),
-			 mc_perm_same_owner(mi),
-			 mc_lower_knows_stale(mi->lower,
-					      NFS_INO_INVALID_ACCESS));
-	spin_unlock(&mi->perm_lock);
+	rcu_read_lock();
+	do {
+		seq = read_seqbegin(&mi->attr_lock);
+		id = rcu_dereference(mi->perm_ident);
+		granted = mi->perm_granted;
+		denied = mi->perm_denied;
+		valid = id && mc_fresh(mi->perm_deadline, ttl) &&
+			mc_perm_same_owner(mi);
+	} while (read_seqretry(&mi->attr_lock, seq));
+	/* @id is immutable, and cannot be freed before rcu_read_unlock() */
+	valid = valid && mc_ident_same(id, current_cred()) &&
+		!mc_lower_knows_stale(mi->lower, NFS_INO_INVALID_ACCESS);
+	rcu_read_unlock();
+	hit = valid && ((key & denied) || (key & granted) == key);
+	if (hit)
+		*err = (key & denied) ? -EACCES : 0;
+	else
+		pr_debug("perm miss %lu 0x%x: granted 0x%x denied 0x%x valid %d\n",
+			 inode->i_ino, mask, granted, denied, valid);
 	return hit;
 }
 
@@ -1832,8 +1843,8 @@ void mc_perm_store(struct inode *inode, int mask, int err, u32 gen)
 	} else {
 		rcu_read_unlock();
 	}
-	spin_lock(&mi->perm_lock);
-	if (READ_ONCE(mi->attr_gen) != gen)
+	write_seqlock(&mi->attr_lock);
+	if (mi->attr_gen != gen)
 		goto out;
 	if (!mc_perm_valid(mi, cred, ttl)) {
 		id = mc_perm_ident_locked(mi);
@@ -1856,7 +1867,7 @@ void mc_perm_store(struct inode *inode, int mask, int err, u32 gen)
 	else
 		mi->perm_granted |= key;
 out:
-	spin_unlock(&mi->perm_lock);
+	write_sequnlock(&mi->attr_lock);
 	mc_ident_put(old);
 	mc_ident_put(new);
 }
@@ -1872,11 +1883,11 @@ void mc_perm_invalidate(struct inode *inode)
 {
 	struct mc_inode_info *mi = MC_I(inode);
 
-	spin_lock(&mi->perm_lock);
+	write_seqlock(&mi->attr_lock);
 	mi->perm_granted = 0;
 	mi->perm_denied = 0;
 	mi->perm_deadline = 0;
-	spin_unlock(&mi->perm_lock);
+	write_sequnlock(&mi->attr_lock);
 }
 
 /* Symlink targets */
@@ -1971,7 +1982,6 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
 	mi->attr_gen = 0;
 	mi->attr_req = 0;
 	mi->attr_deadline = 0;
-	spin_lock_init(&mi->perm_lock);
 	mi->perm_granted = 0;
 	mi->perm_denied = 0;
 	RCU_INIT_POINTER(mi->perm_ident, NULL);

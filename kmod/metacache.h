@@ -31,7 +31,7 @@
  *	upper i_rwsem -> lower i_rwsem			(the VFS, then us)
  *	mc_sb_info::cache_lock -> dentry::d_lock -> mc_dentry::lock
  *	dentry::d_lock -> mc_dentry::lock		(->d_delete: trylock)
- *	mc_inode_info::attr_lock, ::perm_lock		(leaves: nothing nests)
+ *	mc_inode_info::attr_lock			(a leaf: nothing nests)
  *	mc_sb_info::handle_lock				(leaf: nothing nests)
  *	super_block::s_umount -> mc_ctl::lock		(remount, ctl.h)
  * A caller waiting for kept handles to close (mc_handles_close() with
@@ -501,11 +501,13 @@ struct mc_link {
  * reference to a struct mc_ident, not to the caller's cred) and the
  * MAY_READ/MAY_EXEC bits it was granted or refused, valid until
  * @perm_deadline and while the lower inode's mode and owner are still
- * @perm_mode, @perm_uid, @perm_gid.  Under @perm_lock, also in RCU-walk;
- * @perm_ident is replaced under @perm_lock with rcu_assign_pointer() and
- * may be read under RCU without it (identities are freed after a grace
- * period).  The last @perm_ident is put when the inode is freed, after a
- * grace period (mc_inode_cache_free()), not when it is evicted.
+ * @perm_mode, @perm_uid, @perm_gid.  Written under @attr_lock (its
+ * spinlock, also in RCU-walk), read locklessly under its sequence counter
+ * (mc_perm_get(), which every cached path walk step calls).  @perm_ident
+ * is replaced with rcu_assign_pointer() and read under RCU (identities
+ * are freed after a grace period).  The last @perm_ident is put when the
+ * inode is freed, after a grace period (mc_inode_cache_free()), not when
+ * it is evicted.
  *
  * Directory listing (dir.c): @snap, RCU-protected, changed under
  * mc_sb_info::cache_lock; @dir_gen is bumped (also under cache_lock) by
@@ -518,13 +520,13 @@ struct mc_link {
 struct mc_inode_info {
 	struct inode *lower;		/* counted reference (igrab) */
 
-	seqlock_t attr_lock;		/* protects @attr_* and @attr */
+	seqlock_t attr_lock;		/* @attr_*, @attr and @perm_* */
 	u32 attr_gen;
 	u32 attr_req;
 	u64 attr_deadline;
 	struct mc_attr attr;
 
-	spinlock_t perm_lock;		/* protects @perm_* */
+	/* @perm_*: under @attr_lock too (above) */
 	u8 perm_granted;		/* MAY_READ | MAY_EXEC bits */
 	u8 perm_denied;
 	umode_t perm_mode;
