@@ -702,17 +702,22 @@ out_path:
  * mc_gen_stop() - ask a job to stop (BENCH_STOP); returns at once
  * @id: the job
  *
+ * A job already removing its working tree has its results complete, and
+ * the removal is not cut short: it still ends DONE.
+ *
  * Return: 0, also for a finished job, or -ENOENT.
  */
 int mc_gen_stop(u32 id)
 {
 	struct mc_gen_job *job;
 	int err = -ENOENT;
+	u32 state;
 
 	mutex_lock(&mc_gen_lock);
 	job = mc_gen_find(id);
 	if (job) {
-		if (!mc_gen_final(READ_ONCE(job->state)))
+		state = READ_ONCE(job->state);
+		if (!mc_gen_final(state) && state != METACACHE_BENCH_ST_CLEANUP)
 			mc_gen_request_stop(job, METACACHE_BENCH_ST_STOPPED);
 		err = 0;
 	}
