@@ -473,7 +473,16 @@ static void mc_kill_sb(struct super_block *sb)
 	/* Drops all dentries and inodes, hence all lower references... */
 	kill_anon_super(sb);
 	if (sbi) {
-		/* ... but those ->d_delete handed to the deferred puts. */
+		/*
+		 * An RCU path walk holds no reference: one that entered the
+		 * mount before its last mntput() (from a file of a lazily
+		 * unmounted mount, say) may still be in our ->d_revalidate or
+		 * ->permission on an inode (freed only after a grace period),
+		 * reading the tunables and writing the identity hint of @sbi.
+		 * Let every such walk end before @sbi goes.
+		 */
+		synchronize_rcu();
+		/* The lower dentries ->d_delete handed to deferred puts. */
 		mc_cache_destroy(sbi);
 		mc_free_sbi(sbi);
 	}
