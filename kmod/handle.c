@@ -27,6 +27,9 @@
  *    capabilities and their namespace, LSM label: mc_cred_same()), and only
  *    after the VFS checked the new open's permission with the caller's
  *    credentials (may_open() runs before ->open, through mc_permission()).
+ *    A kept file holds its opener's cred, keyrings included: handed to a
+ *    caller of another session (other keyrings), it is closed at his
+ *    release rather than kept again (mc_cred_keys_same()).
  *  - Opens that must reach the server: any open for writing, O_TRUNC,
  *    O_DIRECT, exclusive or new files (FMODE_CREATED), O_TMPFILE, exec
  *    opens, and any flag other than the handle's.
@@ -465,6 +468,16 @@ bool mc_handle_put(struct file *file, struct file *lower)
 	    test_bit(MC_FILE_HAS_LOCKS, &MC_F(file)->flags) ||
 	    test_bit(MC_FILE_NOCACHE, &MC_F(file)->flags) ||
 	    inode->i_nlink != 1 || d_unhashed(file_dentry(file)))
+		return false;
+	/*
+	 * A kept lower file holds the cred it was opened with, and so that
+	 * cred's keyrings, which count against the user's key quota.  Handed
+	 * to an opener of another session (the same identity, other
+	 * keyrings), it is closed at his release, not kept again: a session
+	 * that has ended is held no longer than close_ttl after its own last
+	 * close, however often others reuse the file.
+	 */
+	if (!mc_cred_keys_same(lower->f_cred, file->f_cred))
 		return false;
 	h = kmem_cache_alloc(mc_handle_cachep, GFP_KERNEL);
 	if (!h)

@@ -314,6 +314,29 @@ bool mc_cred_same(const struct cred *a, const struct cred *b)
 	return mc_ident_same(&ia, b);
 }
 
+/**
+ * mc_cred_keys_same() - do two credentials hold the same keyrings?
+ * @a: credentials, referenced by the caller
+ * @b: credentials, referenced by the caller
+ *
+ * Keyrings count against their user's key quota for as long as a cred
+ * holds them: what keeps a cred keeps them (handle.c).  Both creds are
+ * alive, so are their keyrings: equal pointers are the same keyrings.
+ *
+ * Return: true if @a holds no keyring that @b does not.
+ */
+bool mc_cred_keys_same(const struct cred *a, const struct cred *b)
+{
+#ifdef CONFIG_KEYS
+	return a->session_keyring == b->session_keyring &&
+	       a->process_keyring == b->process_keyring &&
+	       a->thread_keyring == b->thread_keyring &&
+	       a->request_key_auth == b->request_key_auth;
+#else
+	return true;
+#endif
+}
+
 static void mc_ident_free_rcu(struct rcu_head *head)
 {
 	struct mc_ident *id = container_of(head, struct mc_ident, rcu);

@@ -1035,6 +1035,7 @@ int mc_lower_resolve(const char *name, struct path *path);
 int mc_lower_want_write(struct mc_sb_info *sbi);
 void mc_lower_drop_write(struct mc_sb_info *sbi);
 bool mc_cred_same(const struct cred *a, const struct cred *b);
+bool mc_cred_keys_same(const struct cred *a, const struct cred *b);
 bool mc_ident_same(const struct mc_ident *id, const struct cred *cred);
 struct mc_ident *mc_ident_get(struct mc_sb_info *sbi, const struct cred *cred,
 			      gfp_t gfp);

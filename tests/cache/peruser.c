@@ -27,6 +27,11 @@
  *    still answered from the cache.  A cached cred would pin its session
  *    keyring, which counts against the user's key quota, for as long as
  *    the inode stays cached.
+ *  - keys_not_pinned_by_kept_files: a kept lower file (close_ttl) holds
+ *    its opener's cred; handed to a process of another session, it is
+ *    closed at that process's close, not kept again, so the first
+ *    session's keyring goes once both have closed it and exited (not
+ *    counted on nfs, whose client keeps a closed file's cred itself).
  * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
  */
 #include <linux/capability.h>
@@ -291,6 +296,72 @@ CL_TEST(keys_not_pinned)
 	MCT_EXPECT(d.op[MCS_PERMISSION].calls == 0,
 		   "the permission answers of uid %u's earlier sessions did not answer a new one: %s",
 		   (unsigned int)cl.uid, cl_calls(&d));
+}
+
+/* As the test user, in a new session: open, read and close a file. */
+static int read_in_new_session(void *arg)
+{
+	char b[4];
+	int fd;
+
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+		return 124;
+	fd = open(arg, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	if (read(fd, b, sizeof(b)) < 0)
+		return errno;
+	return close(fd) ? errno : 0;
+}
+
+CL_TEST(keys_not_pinned_by_kept_files)
+{
+	struct mcs s0, d;
+	int base, after, e;
+
+	CL_TTLS(TTL);
+	CL_REMOUNT("close_ttl=60");
+	if (user_keys(cl.uid) < 0)
+		MCT_SKIP("no /proc/key-users: a kernel without keys");
+	MCT_ASSERT(!cl_writefile(UP("f"), 4, 'h', 0644), "create %s: %s", UP("f"),
+		   strerror(errno));
+	cl_settle();
+	e = cl_as_user(lstat_in_new_session, (void *)UP("f"));
+	MCT_ASSERT(e == 0, "stat %s as uid %u in a new session: %s", UP("f"),
+		   (unsigned int)cl.uid, e == 124 ? "keyctl failed" : err_str(e));
+	base = wait_user_keys(cl.uid, -1);
+	/* session 1 opens and closes f: its lower file is kept */
+	e = cl_as_user(read_in_new_session, (void *)UP("f"));
+	MCT_ASSERT(e == 0, "read %s as uid %u in a new session: %s", UP("f"),
+		   (unsigned int)cl.uid, e == 124 ? "keyctl failed" : err_str(e));
+	/* session 2 gets that kept file, and closes it */
+	CL_SNAP(&s0);
+	e = cl_as_user(read_in_new_session, (void *)UP("f"));
+	CL_SINCE(&d, &s0);
+	MCT_ASSERT(e == 0, "read %s as uid %u in a new session: %s", UP("f"),
+		   (unsigned int)cl.uid, e == 124 ? "keyctl failed" : err_str(e));
+	mct_diag("the second session's open: %s", cl_caches(&d));
+	MCT_ASSERT(d.cache[MCS_HANDLE].hits == 1,
+		   "the second session did not get the first one's kept file (%s)",
+		   cl_caches(&d));
+	MCT_EXPECT(d.cache[MCS_HANDLE].entries == 0,
+		   "the first session's file was kept again after the second session closed it (%s)",
+		   cl_caches(&d));
+	/*
+	 * The NFSv4 client keeps the state owner of a closed file, and the
+	 * cred it was made with, for its lease time (nfs4_get_state_owner()),
+	 * with or without metacache: one keyring more here.
+	 */
+	if (cl_fs("nfs")) {
+		mct_diag("nfs: keys not counted, the client itself holds a closed file's cred for its lease time");
+		return;
+	}
+	after = wait_user_keys(cl.uid, base);
+	mct_diag("uid %u holds %d keys after one session, %d after two more", (unsigned int)cl.uid,
+		 base, after);
+	MCT_EXPECT(after <= base,
+		   "%d session keyrings of uid %u outlived their processes (a kept file pins them)",
+		   after - base, (unsigned int)cl.uid);
 }
 
 static int mu_snap(struct cl_stack *m, struct mcs *s)
