@@ -160,7 +160,8 @@ int mc_open(struct inode *inode, struct file *file)
 		}
 		mc_lower_release(sbi, lower_file);
 	}
-	err = mc_get_lower_path(file_dentry(file), &lower_path);
+	/* A reopen through /proc/self/fd/N: the object (mc_get_lower_obj()). */
+	err = mc_get_lower_obj(file_dentry(file), &lower_path);
 	if (err)
 		goto out_free;
 	lower_file = mc_lower_open(sbi, &lower_path, flags, current_cred());

@@ -310,13 +310,14 @@ static int mc_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 
 	/*
 	 * ftruncate(): the open file's own object, also when its name has
-	 * gone from the lower since (mc_get_lower_obj()).
+	 * gone from the lower since.  fchmod(), fchown(), futimens() give
+	 * no file: the object once the name is dropped (mc_get_lower_obj()).
 	 */
 	if (ia->ia_valid & ATTR_FILE) {
 		lower_path = lower_ia.ia_file->f_path;
 		path_get(&lower_path);
 	} else {
-		err = mc_get_lower_path(dentry, &lower_path);
+		err = mc_get_lower_obj(dentry, &lower_path);
 		if (err)
 			goto out;
 	}
@@ -387,7 +388,7 @@ static int mc_fileattr_set(struct user_namespace *mnt_userns,
 	struct path lower_path;
 	int err;
 
-	err = mc_get_lower_path(dentry, &lower_path);
+	err = mc_get_lower_obj(dentry, &lower_path);
 	if (err)
 		return err;
 	err = mc_lower_fileattr_set(MC_SB(dentry->d_sb), lower_path.dentry, fa);

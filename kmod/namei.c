@@ -320,18 +320,22 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
  * @dentry: the upper dentry, referenced by the caller
  * @lower_path: as for mc_get_lower_path()
  *
- * For the calls that read an object's attributes, extended attributes or
- * flags (getattr, getxattr, listxattr, FS_IOC_GETFLAGS), which reach us
- * also from an open file (fstat(), fgetxattr(), ioctl()), and for
- * ->d_weak_revalidate (a dentry reached without a name, as by fstat()'s
- * AT_EMPTY_PATH or /proc/self/fd/N): when the name
- * no longer leads to the object (removed or replaced on the lower while
- * metacache had the name detached; NFS silly-renamed a file held open),
- * they answer for the object, as the lower file system does for an open
- * file, through any alias of our lower inode, once the upper name is
- * dropped (see below).  Calls that change something or work on the name
- * keep the -ESTALE of mc_get_lower_path(), which makes the VFS look the
- * name up again.
+ * For the calls on an object that also reach us from an open file: those
+ * that read its attributes, extended attributes or flags (getattr,
+ * getxattr, listxattr, FS_IOC_GETFLAGS: fstat(), fgetxattr(), ioctl()),
+ * those that change them (setattr, setxattr, removexattr,
+ * FS_IOC_SETFLAGS: fchmod(), fchown(), futimens(), fsetxattr()), ->open
+ * (a reopen through /proc/self/fd/N) and ->d_weak_revalidate (a dentry
+ * reached without a name, as by fstat()'s AT_EMPTY_PATH or
+ * /proc/self/fd/N).  When the name no longer leads to the object (removed
+ * or replaced on the lower while metacache had the name detached; NFS
+ * silly-renamed a file held open), they act on the object, as the lower
+ * file system does for an open file, through any alias of our lower
+ * inode, but only once the upper name is dropped (see below): while it is
+ * hashed, a call by path name (chmod(), open()) cannot be told from one
+ * by file descriptor, and a change by name must reach what the name names
+ * now, not an object the name left.  Calls that work on the name itself
+ * (lookup, unlink, rename, link, readlink) use mc_get_lower_path().
  *
  * Return: 0, or a negative errno and nothing to put.
  */
@@ -345,10 +349,11 @@ int mc_get_lower_obj(struct dentry *dentry, struct path *lower_path)
 		return err;
 	/*
 	 * Not for a name still hashed: drop it, so that the VFS's retry with
-	 * LOOKUP_REVAL walks the name afresh (stat(), getxattr() by path:
-	 * ENOENT or the new object), or, for an open file's dentry, comes
-	 * back here with it unhashed (fstatat(AT_EMPTY_PATH) retries; a
-	 * call that does not, such as fstat(2) itself, sees ESTALE once).
+	 * LOOKUP_REVAL walks the name afresh (stat(), chmod(), open() by
+	 * path: ENOENT or the new object), or, for an open file's dentry,
+	 * comes back here with it unhashed (fstatat(AT_EMPTY_PATH) and an
+	 * open of /proc/self/fd/N retry; a call that does not, such as
+	 * fstat(2) itself or fchmod(), sees ESTALE once).
 	 */
 	if (!d_unhashed(dentry)) {
 		d_drop(dentry);

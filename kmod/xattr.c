@@ -44,7 +44,8 @@ static int mc_xattr_set(const struct xattr_handler *handler,
 	struct path lower_path;
 	int err;
 
-	err = mc_get_lower_path(dentry, &lower_path);
+	/* fsetxattr(): the open file's object (mc_get_lower_obj()). */
+	err = mc_get_lower_obj(dentry, &lower_path);
 	if (err)
 		return err;
 	if (value)

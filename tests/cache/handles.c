@@ -12,7 +12,9 @@
  *  - unlink, rename of and over, and truncate of a file with a cached
  *    handle: correct results and no NFS ".nfs*" file left on the lower;
  *    a file removed on the lower directly is not opened from its kept
- *    handle, and fstat()/ftruncate() of an open one work as on the lower;
+ *    handle, and fstat()/ftruncate() of an open one work as on the lower,
+ *    and so do fchmod(), fchown(), futimens(), fsetxattr() and a reopen
+ *    through /proc/self/fd/N;
  *  - locks (flock and POSIX) taken through a reused handle conflict with
  *    the other client's, and are gone after close;
  *  - close_ttl=0 keeps nothing; max_handles bounds the count (oldest
@@ -34,6 +36,7 @@
  */
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/xattr.h>
 
 #include "cachelib.h"
 
@@ -487,6 +490,106 @@ CL_TEST(fd_after_lower_unlink)
 		   err_up ? strerror(err_up) : "ok", err_lo ? strerror(err_lo) : "ok");
 	MCT_EXPECT(size_up == size_lo, "size after ftruncate: %jd, on the lower %jd",
 		   (intmax_t)size_up, (intmax_t)size_lo);
+	MCT_EXPECT(silly_wait(c->lo) == 0, ".nfs* files left on the lower");
+}
+
+/* What the calls on an open file's object gave, one errno (or 0) each. */
+enum { FC_REOPEN, FC_CHMOD, FC_CHOWN, FC_UTIMENS, FC_SETXATTR, FC_FSTAT, FC_NR };
+
+struct fd_changes {
+	int err[FC_NR];
+	mode_t mode;
+	time_t mtime;
+};
+
+/*
+ * Reopen through /proc/self/fd/N, then fchmod(), fchown(), futimens() and
+ * fsetxattr() of the file open at FD, then fstat() to see what they did.
+ */
+static void fd_change(int fd, struct fd_changes *r)
+{
+	const struct timespec ts[2] = { { .tv_sec = 1 }, { .tv_sec = 2 } };
+	char proc[64];
+	struct stat st;
+	int fd2;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	fd2 = open(proc, O_RDONLY | O_CLOEXEC);
+	r->err[FC_REOPEN] = fd2 < 0 ? errno : 0;
+	if (fd2 >= 0)
+		close(fd2);
+	r->err[FC_CHMOD] = fchmod(fd, 0600) ? errno : 0;
+	r->err[FC_CHOWN] = fchown(fd, getuid(), getgid()) ? errno : 0;
+	r->err[FC_UTIMENS] = futimens(fd, ts) ? errno : 0;
+	r->err[FC_SETXATTR] = fsetxattr(fd, "user.mc", "v", 1, 0) ? errno : 0;
+	r->err[FC_FSTAT] = fstat(fd, &st) ? errno : 0;
+	r->mode = st.st_mode & 07777;
+	r->mtime = st.st_mtime;
+}
+
+static const char *err_str(int e)
+{
+	return e ? strerror(e) : "ok";
+}
+
+/*
+ * The calls that change an open file's object (fchmod(), fchown(),
+ * futimens(), fsetxattr()) and a reopen through /proc/self/fd/N, once its
+ * name was removed directly on the lower: through metacache they act on
+ * the object, as on the lower.  Metacache cannot tell fchmod() from
+ * chmod() of the name while it still has the name: the first such raw
+ * call on a name nobody has looked at since may see ESTALE once, then
+ * the name is dropped and the next call acts on the object.
+ */
+CL_TEST(fd_changes_after_lower_unlink)
+{
+	struct fd_changes lo = { 0 }, up = { 0 };
+	static const char *const what[FC_NR] = {
+		"reopen", "fchmod", "fchown", "futimens", "fsetxattr", "fstat",
+	};
+	int i, fd, first, again;
+
+	CL_TTLS(3600);
+	MCT_ASSERT(cl_writefile(LO("g"), 10, 'g', 0644) == 0, "create g");
+	MCT_ASSERT(cl_writefile(UP("f"), 10, 'f', 0644) == 0, "create f");
+	MCT_ASSERT(cl_writefile(UP("h"), 10, 'h', 0644) == 0, "create h");
+	fd = open(LO("g"), O_RDWR);
+	MCT_ASSERT(fd >= 0, "open g on the lower: %s", strerror(errno));
+	MCT_ASSERT(unlink(LO("g")) == 0, "unlink g on the lower: %s", strerror(errno));
+	fd_change(fd, &lo);
+	close(fd);
+	fd = open(UP("f"), O_RDWR);
+	MCT_ASSERT(fd >= 0, "open f: %s", strerror(errno));
+	MCT_ASSERT(unlink(LO("f")) == 0, "unlink f on the lower: %s", strerror(errno));
+	fd_change(fd, &up);
+	close(fd);
+	for (i = 0; i < FC_NR; i++) {
+		mct_diag("%s of a file removed on the lower: lower %s, metacache %s",
+			 what[i], err_str(lo.err[i]), err_str(up.err[i]));
+		MCT_EXPECT(up.err[i] == lo.err[i], "%s: %s through metacache, %s on the lower",
+			   what[i], err_str(up.err[i]), err_str(lo.err[i]));
+	}
+	if (!lo.err[FC_FSTAT] && !up.err[FC_FSTAT]) {
+		MCT_EXPECT(up.mode == lo.mode, "mode after fchmod: %o, on the lower %o",
+			   (unsigned int)up.mode, (unsigned int)lo.mode);
+		MCT_EXPECT(up.mtime == lo.mtime, "mtime after futimens: %jd, on the lower %jd",
+			   (intmax_t)up.mtime, (intmax_t)lo.mtime);
+	}
+
+	/* The first call, raw: ESTALE at most once (see above). */
+	fd = open(UP("h"), O_RDWR);
+	MCT_ASSERT(fd >= 0, "open h: %s", strerror(errno));
+	MCT_ASSERT(unlink(LO("h")) == 0, "unlink h on the lower: %s", strerror(errno));
+	first = fchmod(fd, 0600) ? errno : 0;
+	again = fchmod(fd, 0600) ? errno : 0;
+	close(fd);
+	mct_diag("fchmod as the first call after the lower unlink: %s, then %s",
+		 err_str(first), err_str(again));
+	MCT_EXPECT(first == lo.err[FC_CHMOD] || first == ESTALE,
+		   "first fchmod: %s, on the lower %s", err_str(first),
+		   err_str(lo.err[FC_CHMOD]));
+	MCT_EXPECT(again == lo.err[FC_CHMOD], "second fchmod: %s, on the lower %s",
+		   err_str(again), err_str(lo.err[FC_CHMOD]));
 	MCT_EXPECT(silly_wait(c->lo) == 0, ".nfs* files left on the lower");
 }
 
