@@ -989,6 +989,7 @@ struct dentry *mc_dentry_lower(const struct dentry *dentry);
 struct dentry *mc_lower_find(struct dentry *dentry, struct dentry *lower_dir);
 int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path);
 int mc_get_lower_obj(struct dentry *dentry, struct path *lower_path);
+int mc_peek_lower_obj(struct dentry *dentry, struct path *lower_path);
 bool mc_dentry_matches(struct dentry *dentry, struct dentry *lower);
 void mc_put_lower_path(struct path *lower_path);
 struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,

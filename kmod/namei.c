@@ -315,8 +315,40 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
 	return 0;
 }
 
+/* mc_get_lower_obj(), and mc_peek_lower_obj() if !@drop: see there. */
+static int __mc_get_lower_obj(struct dentry *dentry, struct path *lower_path,
+			      bool drop)
+{
+	struct dentry *alias;
+	int err;
+
+	err = mc_get_lower_path(dentry, lower_path);
+	if (err != -ESTALE || d_really_is_negative(dentry))
+		return err;
+	/*
+	 * Not for a name still hashed: drop it, so that the VFS's retry with
+	 * LOOKUP_REVAL walks the name afresh (stat(), chmod(), open() by
+	 * path: ENOENT or the new object), or, for an open file's dentry,
+	 * comes back here with it unhashed (fstatat(AT_EMPTY_PATH) and an
+	 * open of /proc/self/fd/N retry; a call that does not, such as
+	 * fstat(2) itself or fchmod(), sees ESTALE once).
+	 */
+	if (!d_unhashed(dentry)) {
+		if (drop)
+			d_drop(dentry);
+		return err;
+	}
+	alias = d_find_any_alias(mc_inode_lower(d_inode(dentry)));
+	if (!alias)
+		return err;
+	pr_debug("%pd: the lower object, by its alias %pd\n", dentry, alias);
+	lower_path->dentry = alias;
+	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
+	return 0;
+}
+
 /**
- * mc_get_lower_obj() - the lower path of an upper object, for reading it
+ * mc_get_lower_obj() - the lower path of an upper object, for using it
  * @dentry: the upper dentry, referenced by the caller
  * @lower_path: as for mc_get_lower_path()
  *
@@ -334,38 +366,36 @@ int mc_get_lower_path(const struct dentry *dentry, struct path *lower_path)
  * inode, but only once the upper name is dropped (see below): while it is
  * hashed, a call by path name (chmod(), open()) cannot be told from one
  * by file descriptor, and a change by name must reach what the name names
- * now, not an object the name left.  Calls that work on the name itself
- * (lookup, unlink, rename, link, readlink) use mc_get_lower_path().
+ * now, not an object the name left.  (A call by name that found the name
+ * before it was dropped acts on the object, as on a local file system
+ * when a rename races it.)  Calls that work on the name itself (lookup,
+ * unlink, rename, link, readlink) use mc_get_lower_path().
  *
  * Return: 0, or a negative errno and nothing to put.
  */
 int mc_get_lower_obj(struct dentry *dentry, struct path *lower_path)
 {
-	struct dentry *alias;
-	int err;
+	return __mc_get_lower_obj(dentry, lower_path, true);
+}
 
-	err = mc_get_lower_path(dentry, lower_path);
-	if (err != -ESTALE || d_really_is_negative(dentry))
-		return err;
-	/*
-	 * Not for a name still hashed: drop it, so that the VFS's retry with
-	 * LOOKUP_REVAL walks the name afresh (stat(), chmod(), open() by
-	 * path: ENOENT or the new object), or, for an open file's dentry,
-	 * comes back here with it unhashed (fstatat(AT_EMPTY_PATH) and an
-	 * open of /proc/self/fd/N retry; a call that does not, such as
-	 * fstat(2) itself or fchmod(), sees ESTALE once).
-	 */
-	if (!d_unhashed(dentry)) {
-		d_drop(dentry);
-		return err;
-	}
-	alias = d_find_any_alias(mc_inode_lower(d_inode(dentry)));
-	if (!alias)
-		return err;
-	pr_debug("%pd: the lower object, by its alias %pd\n", dentry, alias);
-	lower_path->dentry = alias;
-	lower_path->mnt = mntget(MC_SB(dentry->d_sb)->lower_path.mnt);
-	return 0;
+/**
+ * mc_peek_lower_obj() - mc_get_lower_obj() that never drops the name
+ * @dentry: the upper dentry, referenced by the caller
+ * @lower_path: as for mc_get_lower_path()
+ *
+ * For a read that the kernel itself makes on the way to a change, within
+ * the same system call, and whose error it ignores: notify_change() asks
+ * for security.capability (security_inode_need_killpriv()) before
+ * chown(), truncate() and the like reach our ->setattr.  Dropping the name
+ * there would let that ->setattr, by path name, find it dropped and act
+ * on an object that left the name; the ->setattr drops it itself and
+ * returns the ESTALE that makes the VFS walk the name again.
+ *
+ * Return: 0, or a negative errno and nothing to put.
+ */
+int mc_peek_lower_obj(struct dentry *dentry, struct path *lower_path)
+{
+	return __mc_get_lower_obj(dentry, lower_path, false);
 }
 
 /**

@@ -24,7 +24,15 @@ static int mc_xattr_get(const struct xattr_handler *handler,
 	if (!dentry)
 		return -EOPNOTSUPP;
 
-	ret = mc_get_lower_obj(dentry, &lower_path);
+	/*
+	 * security.capability: notify_change()'s probe before a chown() or
+	 * truncate() by path name (mc_peek_lower_obj()).  A caller of
+	 * fgetxattr() for it sees ESTALE until another call drops the name.
+	 */
+	if (!strcmp(name, XATTR_NAME_CAPS))
+		ret = mc_peek_lower_obj(dentry, &lower_path);
+	else
+		ret = mc_get_lower_obj(dentry, &lower_path);
 	if (ret)
 		return ret;
 	ret = mc_lower_getxattr(MC_SB(inode->i_sb), lower_path.dentry, name,

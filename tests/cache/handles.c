@@ -13,8 +13,10 @@
  *    handle: correct results and no NFS ".nfs*" file left on the lower;
  *    a file removed on the lower directly is not opened from its kept
  *    handle, and fstat()/ftruncate() of an open one work as on the lower,
- *    and so do fchmod(), fchown(), futimens(), fsetxattr() and a reopen
- *    through /proc/self/fd/N;
+ *    and so do fchmod(), fchown(), futimens(), fsetxattr(),
+ *    fremovexattr(), FS_IOC_SETFLAGS and a reopen through /proc/self/fd/N;
+ *    the same changes by name of a name renamed away on the lower give
+ *    ENOENT and leave the file alone;
  *  - locks (flock and POSIX) taken through a reused handle conflict with
  *    the other client's, and are gone after close;
  *  - close_ttl=0 keeps nothing; max_handles bounds the count (oldest
@@ -34,7 +36,9 @@
  *    repeatedly (a kept lower file reused), and a clean unmount.
  * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
  */
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/xattr.h>
 
@@ -494,24 +498,29 @@ CL_TEST(fd_after_lower_unlink)
 }
 
 /* What the calls on an open file's object gave, one errno (or 0) each. */
-enum { FC_REOPEN, FC_CHMOD, FC_CHOWN, FC_UTIMENS, FC_SETXATTR, FC_FSTAT, FC_NR };
+enum {
+	FC_REOPEN, FC_CHMOD, FC_CHOWN, FC_UTIMENS, FC_SETXATTR, FC_RMXATTR,
+	FC_SETFLAGS, FC_FSTAT, FC_NR
+};
 
 struct fd_changes {
 	int err[FC_NR];
 	mode_t mode;
+	gid_t gid;
 	time_t mtime;
 };
 
 /*
- * Reopen through /proc/self/fd/N, then fchmod(), fchown(), futimens() and
- * fsetxattr() of the file open at FD, then fstat() to see what they did.
+ * Reopen through /proc/self/fd/N, then fchmod(), fchown() to group 1,
+ * futimens(), fsetxattr(), fremovexattr() and FS_IOC_SETFLAGS (with the
+ * flags it has) of the file open at FD, then fstat() to see what they did.
  */
 static void fd_change(int fd, struct fd_changes *r)
 {
 	const struct timespec ts[2] = { { .tv_sec = 1 }, { .tv_sec = 2 } };
 	char proc[64];
 	struct stat st;
-	int fd2;
+	int fd2, fl = 0;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	fd2 = open(proc, O_RDONLY | O_CLOEXEC);
@@ -519,11 +528,15 @@ static void fd_change(int fd, struct fd_changes *r)
 	if (fd2 >= 0)
 		close(fd2);
 	r->err[FC_CHMOD] = fchmod(fd, 0600) ? errno : 0;
-	r->err[FC_CHOWN] = fchown(fd, getuid(), getgid()) ? errno : 0;
+	r->err[FC_CHOWN] = fchown(fd, -1, 1) ? errno : 0;
 	r->err[FC_UTIMENS] = futimens(fd, ts) ? errno : 0;
 	r->err[FC_SETXATTR] = fsetxattr(fd, "user.mc", "v", 1, 0) ? errno : 0;
+	r->err[FC_RMXATTR] = fremovexattr(fd, "user.mc") ? errno : 0;
+	r->err[FC_SETFLAGS] = ioctl(fd, FS_IOC_GETFLAGS, &fl) ||
+			      ioctl(fd, FS_IOC_SETFLAGS, &fl) ? errno : 0;
 	r->err[FC_FSTAT] = fstat(fd, &st) ? errno : 0;
 	r->mode = st.st_mode & 07777;
+	r->gid = st.st_gid;
 	r->mtime = st.st_mtime;
 }
 
@@ -545,7 +558,8 @@ CL_TEST(fd_changes_after_lower_unlink)
 {
 	struct fd_changes lo = { 0 }, up = { 0 };
 	static const char *const what[FC_NR] = {
-		"reopen", "fchmod", "fchown", "futimens", "fsetxattr", "fstat",
+		"reopen", "fchmod", "fchown", "futimens", "fsetxattr",
+		"fremovexattr", "FS_IOC_SETFLAGS", "fstat",
 	};
 	int i, fd, first, again;
 
@@ -572,6 +586,8 @@ CL_TEST(fd_changes_after_lower_unlink)
 	if (!lo.err[FC_FSTAT] && !up.err[FC_FSTAT]) {
 		MCT_EXPECT(up.mode == lo.mode, "mode after fchmod: %o, on the lower %o",
 			   (unsigned int)up.mode, (unsigned int)lo.mode);
+		MCT_EXPECT(up.gid == lo.gid, "group after fchown: %u, on the lower %u",
+			   (unsigned int)up.gid, (unsigned int)lo.gid);
 		MCT_EXPECT(up.mtime == lo.mtime, "mtime after futimens: %jd, on the lower %jd",
 			   (intmax_t)up.mtime, (intmax_t)lo.mtime);
 	}
@@ -591,6 +607,72 @@ CL_TEST(fd_changes_after_lower_unlink)
 	MCT_EXPECT(again == lo.err[FC_CHMOD], "second fchmod: %s, on the lower %s",
 		   err_str(again), err_str(lo.err[FC_CHMOD]));
 	MCT_EXPECT(silly_wait(c->lo) == 0, ".nfs* files left on the lower");
+}
+
+/*
+ * The other side of fd_changes_after_lower_unlink: a change or an open BY
+ * NAME of a name renamed away directly on the lower, while metacache
+ * still caches it as naming its file, must not reach that file under its
+ * new name: each gives ENOENT, as the lower does, and the file is left as
+ * it was.  truncate() and chown() are the ones at risk: before their
+ * ->setattr, the kernel itself reads security.capability of the name
+ * (notify_change()'s killpriv check) and ignores that read's ESTALE.
+ */
+CL_TEST(by_name_after_lower_rename)
+{
+	static const char *const what[] = {
+		"truncate", "chown", "chmod", "utimensat", "setxattr", "open",
+	};
+	const struct timespec ts[2] = { { .tv_sec = 1 }, { .tv_sec = 2 } };
+	char from[16], to[16];
+	struct stat st, st0;
+	int i, r, e;
+
+	CL_TTLS(3600);
+	for (i = 0; i < (int)(sizeof(what) / sizeof(what[0])); i++) {
+		snprintf(from, sizeof(from), "n%d", i);
+		snprintf(to, sizeof(to), "m%d", i);
+		MCT_ASSERT(cl_writefile(UP(from), 10, 'n', 0644) == 0, "create %s", from);
+		MCT_ASSERT(stat(UP(from), &st) == 0, "stat %s: %s", from, strerror(errno));
+		MCT_ASSERT(stat(LO(from), &st0) == 0, "stat %s on the lower: %s", from,
+			   strerror(errno));
+		MCT_ASSERT(rename(LO(from), LO(to)) == 0, "rename %s to %s on the lower: %s",
+			   from, to, strerror(errno));
+		switch (i) {
+		case 0:
+			r = truncate(UP(from), 0);
+			break;
+		case 1:
+			r = chown(UP(from), -1, 1);
+			break;
+		case 2:
+			r = chmod(UP(from), 0600);
+			break;
+		case 3:
+			r = utimensat(AT_FDCWD, UP(from), ts, 0);
+			break;
+		case 4:
+			r = setxattr(UP(from), "user.mc", "v", 1, 0);
+			break;
+		default:
+			r = open(UP(from), O_RDWR | O_CLOEXEC);
+			if (r >= 0)
+				close(r);
+			r = r < 0 ? -1 : 0;
+			break;
+		}
+		e = r ? errno : 0;
+		MCT_EXPECT(e == ENOENT, "%s of a name renamed away on the lower: %s, want ENOENT",
+			   what[i], err_str(e));
+		MCT_ASSERT(stat(LO(to), &st) == 0, "stat %s on the lower: %s", to, strerror(errno));
+		MCT_EXPECT(st.st_size == st0.st_size && st.st_mode == st0.st_mode &&
+			   st.st_gid == st0.st_gid && st.st_mtime == st0.st_mtime,
+			   "%s by the old name changed the renamed file: size %jd mode %o gid %u mtime %jd, before %jd %o %u %jd",
+			   what[i], (intmax_t)st.st_size, (unsigned int)st.st_mode,
+			   (unsigned int)st.st_gid, (intmax_t)st.st_mtime,
+			   (intmax_t)st0.st_size, (unsigned int)st0.st_mode,
+			   (unsigned int)st0.st_gid, (intmax_t)st0.st_mtime);
+	}
 }
 
 CL_TEST(locks)
