@@ -331,11 +331,13 @@ static int __mc_get_lower_obj(struct dentry *dentry, struct path *lower_path,
 	 * path: ENOENT or the new object), or, for an open file's dentry,
 	 * comes back here with it unhashed (fstatat(AT_EMPTY_PATH) and an
 	 * open of /proc/self/fd/N retry; a call that does not, such as
-	 * fstat(2) itself or fchmod(), sees ESTALE once).
+	 * fstat(2) itself or fchmod(), sees ESTALE once).  As the VFS drops
+	 * a dentry that failed ->d_revalidate: d_invalidate() also detaches
+	 * what is mounted on it.
 	 */
 	if (!d_unhashed(dentry)) {
 		if (drop)
-			d_drop(dentry);
+			d_invalidate(dentry);
 		return err;
 	}
 	alias = d_find_any_alias(mc_inode_lower(d_inode(dentry)));

@@ -40,6 +40,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/xattr.h>
 
 #include "cachelib.h"
@@ -673,6 +674,68 @@ CL_TEST(by_name_after_lower_rename)
 			   (intmax_t)st0.st_size, (unsigned int)st0.st_mode,
 			   (unsigned int)st0.st_gid, (intmax_t)st0.st_mtime);
 	}
+}
+
+/* Lines of /proc/self/mountinfo: how many mounts this process sees. */
+static int mount_count(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int n = 0, ch;
+
+	if (!f)
+		return -1;
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+/*
+ * A file with something bind-mounted on it, open, and its name removed on
+ * the lower: when metacache drops the stale name (the fchmod() on the open
+ * file), the mount on it goes too, as when the VFS drops a name that fails
+ * revalidation; it is not left attached where no path reaches it.  Not
+ * while the lower client still finds the name (cifs: see below).
+ */
+CL_TEST(mount_on_stale_name)
+{
+	int fd, n0, n1, n2, e, gone;
+
+	CL_TTLS(3600);
+	MCT_ASSERT(cl_writefile(UP("b"), 10, 'b', 0644) == 0, "create b");
+	MCT_ASSERT(cl_writefile(LO("src"), 10, 's', 0644) == 0, "create src");
+	fd = open(UP("b"), O_RDWR | O_CLOEXEC);
+	MCT_ASSERT(fd >= 0, "open b: %s", strerror(errno));
+	n0 = mount_count();
+	MCT_ASSERT(mount(LO("src"), UP("b"), NULL, MS_BIND, NULL) == 0,
+		   "bind-mount src on b: %s", strerror(errno));
+	n1 = mount_count();
+	MCT_ASSERT(unlink(LO("b")) == 0, "unlink b on the lower: %s", strerror(errno));
+	e = fchmod(fd, 0600) ? errno : 0;
+	if (e == ESTALE)		/* once: see fd_changes_after_lower_unlink */
+		e = fchmod(fd, 0600) ? errno : 0;
+	n2 = mount_count();
+	close(fd);
+	gone = access(LO("b"), F_OK) ? errno : 0;
+	mct_diag("mounts: %d, %d with the bind mount, %d after the unlink; b on the lower: %s",
+		 n0, n1, n2, gone ? strerror(gone) : "still there");
+	MCT_EXPECT(e == 0, "fchmod of the open file: %s", strerror(e));
+	MCT_EXPECT(n1 == n0 + 1, "the bind mount did not show in mountinfo");
+	if (!gone) {
+		/*
+		 * cifs: the server keeps an open file's name until its last
+		 * close (delete pending), so the lower client still finds
+		 * it and the name is not stale: the mount stays, as on the
+		 * lower.
+		 */
+		MCT_EXPECT(n2 == n1, "a mount on a name still there went (%d mounts, %d before)",
+			   n2, n1);
+		MCT_EXPECT(umount2(UP("b"), MNT_DETACH) == 0, "umount b: %s", strerror(errno));
+	} else {
+		MCT_EXPECT(n2 == n0, "the mount on the dropped name is still attached (%d mounts, %d before)",
+			   n2, n0);
+	}
+	MCT_EXPECT(silly_wait(c->lo) == 0, ".nfs* files left on the lower");
 }
 
 CL_TEST(locks)
