@@ -1991,6 +1991,7 @@ void mc_inode_cache_init(struct mc_inode_info *mi)
 	mi->names_added = 0;
 	mi->names_removed = 0;
 	mi->dir_toobig = 0;
+	atomic_set(&mi->la_state, 0);
 	mi->vanish = NULL;
 	RCU_INIT_POINTER(mi->link, NULL);
 }

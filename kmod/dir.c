@@ -396,17 +396,18 @@ static int mc_dirsnap_index(struct mc_dirsnap *snap, u8 names)
 
 /*
  * Read all of @lower (never read before: a cifs search, for one, must
- * start afresh) into a new listing.
+ * start afresh) into a new listing of at most @max entries.
  * Return: the listing (one reference), NULL if it is not to be cached
- * (too big, no memory), or an ERR_PTR from the lower's readdir.
+ * (too big: *@toobig set, if given; no memory), or an ERR_PTR from the
+ * lower's readdir.
  */
 static struct mc_dirsnap *mc_dirsnap_read(struct mc_sb_info *sbi,
-					  struct file *lower)
+					  struct file *lower, u32 max,
+					  bool *toobig)
 {
 	struct mc_collect c = {
 		.ctx.actor = mc_collect_actor,
-		/* Half the entry budget: one listing never evicts them all. */
-		.max = min_t(u32, MC_DIRSNAP_MAX, mc_max_entries(sbi) / 2),
+		.max = max,
 	};
 	struct mc_dirsnap *snap;
 	int err;
@@ -429,11 +430,22 @@ static struct mc_dirsnap *mc_dirsnap_read(struct mc_sb_info *sbi,
 		err = mc_dirsnap_index(snap, mc_names_of(lower->f_path.dentry));
 	else if (!err)
 		err = c.toobig ? -E2BIG : -ENOMEM;
+	if (toobig)
+		*toobig = err == -E2BIG;
 	if (err) {
 		mc_dirsnap_put(snap);
 		return err == -E2BIG || err == -ENOMEM ? NULL : ERR_PTR(err);
 	}
 	return snap;
+}
+
+/*
+ * The most entries a listing may have: half the entry budget, so that one
+ * listing never evicts them all.
+ */
+static u32 mc_dirsnap_max(struct mc_sb_info *sbi)
+{
+	return min_t(u32, MC_DIRSNAP_MAX, mc_max_entries(sbi) / 2);
 }
 
 /* Priming */
@@ -590,7 +602,7 @@ static struct mc_dirsnap *mc_dir_build(struct file *file, bool expired)
 		lower = tmp;
 	}
 
-	snap = mc_dirsnap_read(sbi, lower);
+	snap = mc_dirsnap_read(sbi, lower, mc_dirsnap_max(sbi), NULL);
 	if (tmp)
 		mc_lower_release(sbi, tmp);
 	mc_copy_attr(inode);
@@ -645,6 +657,136 @@ static void mc_dir_select(struct file *file)
 		return;
 	mc_dirsnap_peek(dentry, &expired);
 	mcf->snap = mc_dir_build(file, expired);
+}
+
+/* Listing ahead of lookups */
+
+/* The most names read ahead the first time a directory is. */
+#define MC_LA_FIRST		4096
+/*
+ * mc_inode_info::la_state: the lookups counted (low bits) and the order
+ * of the size of the last listing read ahead, or of the most it could
+ * have had when it was not read (high bits).
+ */
+#define MC_LA_COUNT		GENMASK(23, 0)
+#define MC_LA_ORDER_SHIFT	24
+#define MC_LA_ORDER_MAX		ilog2(MC_DIRSNAP_MAX)
+
+/**
+ * mc_dir_list_ahead() - count a lookup that asked the lower; list if due
+ * @dir: the upper directory it was made in
+ *
+ * Names looked up one after the other, each for the first time, in one
+ * directory (a cold `git status` or build stat()ing its files, `stat` of
+ * every file of a tree, a program probing a search path) cost a round
+ * trip each: an NFS LOOKUP, SMB2 CREATE + QUERY_INFO + CLOSE.  After
+ * list_ahead of them (a module parameter, 16 by default; 0 = never) in a
+ * directory with no fresh listing, that lookup reads the directory's
+ * listing, as a readdir at position 0 would (mc_dir_build()), and
+ * installs it as the directory's cached one.  Until the listing expires
+ * (dir_ttl) or a change through us drops it, a name it lacks is answered
+ * missing without a round trip (mc_dir_lacks()), and a name it has is
+ * found in the lower dcache, which NFS READDIRPLUS and cifs fill while
+ * listing, attributes included: no LOOKUP either.
+ *
+ * Bounded, since a listing costs round trips too (one NFS READDIRPLUS or
+ * SMB2 QUERY_DIRECTORY per some hundred names):
+ *  - only where a listing is cached and can prove a name absent (dir_ttl
+ *    and neg_ttl on, names compared as enum mc_names allows, not cifs
+ *    multiuser), and with the caller's credentials, if he may read the
+ *    directory (MAY_READ on the lower);
+ *  - at most MC_LA_FIRST names the first time, then four times the size
+ *    of the last listing read ahead, and never more than a readdir would
+ *    cache (mc_dirsnap_max());
+ *  - the next one waits for a quarter of that size of such lookups, and
+ *    at least list_ahead; a listing that was too large, or that failed
+ *    (no permission, an error of the lower), counts as one four times
+ *    larger than it could have been.  So about four names or fewer are
+ *    read per lookup that asked the lower, also in a directory being
+ *    filled (`tar x`: a lookup that misses, then a create that drops the
+ *    listing) or one too large to cache;
+ *  - one listing at a time per directory: only the lookup that makes the
+ *    count reach the threshold reads it.
+ * The lookup that reads the listing takes its time.  It does not prime
+ * our dentries from it (mc_dir_prime() would wait for the caller's own
+ * in-lookup dentry): the lookups make them, from the lower dcache.
+ *
+ * Context: from mc_lookup(), @dir's i_rwsem held shared, as iterate_dir()
+ * holds it for mc_dir_build().
+ */
+void mc_dir_list_ahead(struct dentry *dir)
+{
+	struct inode *inode = d_inode(dir);
+	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
+	struct mc_inode_info *mi = MC_I(inode);
+	u32 every = READ_ONCE(mc_list_ahead);
+	u32 ttl, state, order, need, max, gen;
+	struct mc_dirsnap *snap = NULL;
+	struct path lower_path;
+	struct file *lower;
+	bool expired, toobig = false;
+	u64 born;
+	int err;
+
+	if (!every || sbi->per_user_views || IS_DEADDIR(inode))
+		return;
+	ttl = mc_ttl(sbi, dir, MC_CACHE_DIR);
+	if (!ttl || !mc_ttl(sbi, dir, MC_CACHE_NEG) ||
+	    mc_names_of(mc_dentry_lower(dir)) == MC_NAMES_NONE)
+		return;
+	/* Listed: the names it has are in the lower dcache (or changed). */
+	if (mc_dirsnap_peek(dir, &expired))
+		return;
+	born = get_jiffies_64();
+	if (time_before64(born, READ_ONCE(mi->dir_toobig)))
+		return;
+	state = atomic_read(&mi->la_state);
+	order = state >> MC_LA_ORDER_SHIFT;
+	need = max_t(u32, every, BIT(order) / 4);
+	if ((state & MC_LA_COUNT) >= need)	/* being read */
+		return;
+	if ((atomic_inc_return(&mi->la_state) & MC_LA_COUNT) != need)
+		return;
+
+	max = min_t(u32, mc_dirsnap_max(sbi),
+		    max_t(u32, MC_LA_FIRST, 4 * BIT(order)));
+	gen = mc_dir_gen(inode);
+	err = mc_get_lower_path(dir, &lower_path);
+	if (err)
+		goto out;
+	err = mc_lower_permission(sbi, d_inode(lower_path.dentry), MAY_READ);
+	lower = err ? ERR_PTR(err) :
+		mc_lower_open(sbi, &lower_path, O_RDONLY | O_DIRECTORY,
+			      current_cred());
+	mc_put_lower_path(&lower_path);
+	if (IS_ERR(lower))
+		goto out;
+	snap = mc_dirsnap_read(sbi, lower, max, &toobig);
+	mc_lower_release(sbi, lower);
+	mc_copy_attr(inode);
+	if (IS_ERR_OR_NULL(snap)) {
+		if (toobig && max == mc_dirsnap_max(sbi))
+			WRITE_ONCE(mi->dir_toobig, mc_deadline(ttl));
+		snap = NULL;
+		goto out;
+	}
+	snap->born = born;
+	snap->deadline = mc_deadline(ttl);
+	mc_count_miss(sbi, MC_CACHE_DIR);
+	if (expired)
+		mc_count_expired(sbi, MC_CACHE_DIR);
+	if (mc_vanish_settled(inode, snap, gen))
+		mc_dirsnap_install(inode, snap, gen);
+out:
+	pr_debug("%pd: listed ahead: %u names (at most %u)\n", dir,
+		 snap ? snap->nr : 0, max);
+	/* The order of this listing's size, or of one 4 times too large. */
+	order = snap ? order_base_2(max_t(u32, snap->nr, 1)) :
+		ilog2(max) + 2;
+	atomic_set(&mi->la_state,
+		   min_t(u32, order, MC_LA_ORDER_MAX) << MC_LA_ORDER_SHIFT);
+	if (snap)
+		mc_dirsnap_put(snap);
 }
 
 /* Emit the entries of @snap from position ctx->pos on. */

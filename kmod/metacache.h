@@ -532,6 +532,12 @@ struct mc_inode_info {
 	umode_t perm_mode;
 	kuid_t perm_uid;
 	kgid_t perm_gid;
+	/*
+	 * Not under @attr_lock, in what was a hole: a directory's lookups
+	 * that asked the lower since it was last listed ahead, and the order
+	 * of that listing's size (dir.c, mc_dir_list_ahead()).
+	 */
+	atomic_t la_state;
 	struct mc_ident __rcu *perm_ident;
 	u64 perm_deadline;
 
@@ -867,6 +873,7 @@ static inline bool mc_fresh(u64 deadline, u32 ttl)
  * stay non-zero), so no lock.
  */
 extern unsigned int mc_served_mask;
+extern unsigned int mc_list_ahead;
 DECLARE_PER_CPU(u32, mc_sample_state);
 
 static inline u64 mc_clock(void)
@@ -971,6 +978,7 @@ void mc_vanish_forget(struct inode *dir, const struct qstr *name);
 bool mc_vanish_settled(struct inode *dir, struct mc_dirsnap *snap, u32 gen);
 struct mc_dirsnap *mc_dirsnap_get(struct dentry *dentry);
 bool mc_dirsnap_peek(struct dentry *dentry, bool *expired);
+void mc_dir_list_ahead(struct dentry *dir);
 
 /* super.c */
 extern struct file_system_type mc_fs_type;

@@ -506,6 +506,9 @@ struct dentry *mc_lookup(struct inode *dir, struct dentry *dentry,
 		/* The stat(2) that usually follows needs nothing more. */
 		if (inode)
 			mc_attr_prime_current(ret ?: dentry, lower);
+		/* Many such lookups here: read the listing (dir.c). */
+		if (!(flags & MC_ASK_LOWER))
+			mc_dir_list_ahead(dentry->d_parent);
 	}
 out:
 	if (!keep)

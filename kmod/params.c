@@ -11,8 +11,8 @@
  * current default whichever way it was set.  A value out of range is
  * refused with -EINVAL (modprobe then fails with a message naming the
  * parameter), as a mount option or the netlink family would refuse it.
- * One parameter is module-wide and no mount default: served_sample (at the
- * end of this file).
+ * Two parameters are module-wide and no mount default: served_sample and
+ * list_ahead (at the end of this file).
  */
 
 #include <linux/kernel.h>
@@ -131,3 +131,43 @@ static const struct kernel_param_ops mc_sample_ops = {
 module_param_cb(served_sample, &mc_sample_ops, NULL, 0644);
 MODULE_PARM_DESC(served_sample,
 		 "time one cache hit in N for the served-latency histograms (16; 1 = every hit)");
+
+/*
+ * list_ahead: after this many lookups in one directory that asked the
+ * lower within its dir_ttl, the next one reads the directory's listing, so
+ * that the lookups after it need no round trip (dir.c,
+ * mc_dir_list_ahead()).  Module-wide: it changes at once for every mount.
+ * 0 turns it off; at most 65536.
+ */
+#define MC_LIST_AHEAD_MAX	65536
+
+unsigned int mc_list_ahead = 16;
+
+static int mc_list_ahead_set(const char *val, const struct kernel_param *kp)
+{
+	u32 v;
+
+	if (kstrtou32(val, 0, &v))
+		return -EINVAL;
+	if (v > MC_LIST_AHEAD_MAX) {
+		pr_err("list_ahead=%u is out of range (0 to %u)\n", v,
+		       MC_LIST_AHEAD_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(mc_list_ahead, v);
+	return 0;
+}
+
+static int mc_list_ahead_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mc_list_ahead));
+}
+
+static const struct kernel_param_ops mc_list_ahead_ops = {
+	.set	= mc_list_ahead_set,
+	.get	= mc_list_ahead_get,
+};
+
+module_param_cb(list_ahead, &mc_list_ahead_ops, NULL, 0644);
+MODULE_PARM_DESC(list_ahead,
+		 "read a directory's listing after this many lookups in it that asked the lower (16; 0 = off)");

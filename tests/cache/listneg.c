@@ -27,6 +27,17 @@
  *    neg_ttl 2 s and dir_ttl 3600 s, a name the other client creates
  *    after the listing was read shows through the stack no later than
  *    2 s + 1 s + one poll after it shows on the lower client itself.
+ *
+ * Listing ahead of lookups (the list_ahead module parameter, dir.c
+ * mc_dir_list_ahead()), in directories nothing lists:
+ *  - the first 15 lookups that ask the lower read no listing; the 16th
+ *    reads it, and the missing names after it are answered from it, the
+ *    existing ones still found; with list_ahead 0 every one asks the
+ *    lower;
+ *  - a user who may search a directory but not read it reads no listing
+ *    through his lookups (where the lower would not let him list it);
+ *  - a directory filled by a lookup and a create per name (`tar x`) is
+ *    listed about once per list_ahead names, not once per name.
  * Runs per lower (tmpfs, nfs, cifs) on a metacache mount.
  */
 #include "cachelib.h"
@@ -366,6 +377,226 @@ out:
 		mct_diag("umount %s: %s", low, strerror(errno));
 	rmdir(up);
 	rmdir(low);
+}
+
+/* list_ahead: the module parameter */
+
+#define LA_PARAM "/sys/module/metacache/parameters/list_ahead"
+#define LA_EVERY 16
+
+static char la_saved[32];
+
+static int la_write(const char *v)
+{
+	FILE *f = fopen(LA_PARAM, "w");
+	int bad;
+
+	if (!f)
+		return -errno;
+	bad = fputs(v, f) < 0;
+	bad |= fclose(f) != 0;
+	return bad ? -EIO : 0;
+}
+
+static void la_restore(void)
+{
+	if (la_saved[0] && la_write(la_saved))
+		mct_diag("could not put list_ahead back to %s", la_saved);
+	la_saved[0] = 0;
+}
+
+/* Set list_ahead for this test; the test's end puts it back. */
+#define LA_SET(v)							\
+	do {								\
+		FILE *__f = fopen(LA_PARAM, "r");			\
+		MCT_ASSERT(__f, "%s: %s (the module has no list_ahead)", \
+			   LA_PARAM, strerror(errno));			\
+		if (!fgets(la_saved, sizeof(la_saved), __f))		\
+			la_saved[0] = 0;				\
+		fclose(__f);						\
+		la_saved[strcspn(la_saved, "\n")] = 0;			\
+		cl_teardown = la_restore;				\
+		MCT_ASSERT(la_write(v) == 0, "write %s to %s", (v), LA_PARAM); \
+	} while (0)
+
+/* NFILES files made on the lower mount, so that the stack never saw them. */
+#define LA_NFILES 40
+
+static void la_make_lower(struct cl_ctx *c)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < LA_NFILES; i++) {
+		cl_snp(name, sizeof(name), "f%02d", i);
+		MKFILE(LO(name));
+	}
+	cl_settle();
+}
+
+static void la_stat_files(struct cl_ctx *c, int from, int to)
+{
+	char name[32];
+	int i, e;
+
+	for (i = from; i < to; i++) {
+		cl_snp(name, sizeof(name), "f%02d", i);
+		e = cl_lstat_err(UP(name), NULL);
+		MCT_EXPECT(e == 0, "stat %s: %s", name, err_str(e));
+	}
+}
+
+/* Stat missing names z<tag>00...: *@calls = the lower lookups they made. */
+static void la_stat_missing(struct cl_ctx *c, const char *tag, int n,
+			    uint64_t *calls)
+{
+	struct mcs s0, d;
+	char name[32];
+	int i, e;
+
+	CL_SNAP(&s0);
+	for (i = 0; i < n; i++) {
+		cl_snp(name, sizeof(name), "z%s%02d", tag, i);
+		e = cl_lstat_err(UP(name), NULL);
+		MCT_EXPECT(e == ENOENT, "stat %s: %s, want ENOENT", name, err_str(e));
+	}
+	CL_SINCE(&d, &s0);
+	*calls = d.op[MCS_LOOKUP].calls;
+}
+
+CL_TEST(list_ahead_after_misses)
+{
+	struct mcs s0, d;
+	uint64_t calls = UINT64_MAX;
+
+	LA_SET("16");
+	CL_TTLS(3600);
+	la_make_lower(c);
+	CL_SNAP(&s0);
+	/* 14 lookups of files and a missing name: 15 that ask the lower. */
+	la_stat_files(c, 0, LA_EVERY - 2);
+	la_stat_missing(c, "a", 1, &calls);
+	CL_SINCE(&d, &s0);
+	mct_diag("15 first lookups: lower calls %s; %s", cl_calls(&d), cl_caches(&d));
+	MCT_EXPECT(calls == 1 && d.op[MCS_READDIR].calls == 0 &&
+		   d.cache[MCS_DIR].misses == 0,
+		   "the 15th lookup in a directory read a listing or was not asked of the lower: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+
+	/* The 16th asks the lower and reads the listing. */
+	CL_SNAP(&s0);
+	la_stat_missing(c, "b", 1, &calls);
+	CL_SINCE(&d, &s0);
+	mct_diag("16th lookup: lower calls %s; %s", cl_calls(&d), cl_caches(&d));
+	MCT_EXPECT(calls == 1 && d.op[MCS_READDIR].calls >= 1 &&
+		   d.cache[MCS_DIR].misses == 1,
+		   "the 16th lookup that asked the lower did not read the listing: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+
+	/* Missing names are answered from it, files still found. */
+	la_stat_missing(c, "c", 20, &calls);
+	MCT_EXPECT(calls == 0, "20 missing names after the listing was read ahead made %" PRIu64
+		   " lower lookups", calls);
+	la_stat_files(c, LA_EVERY - 2, LA_NFILES);
+	MKFILE(LO("late"));
+	MCT_EXPECT(cl_lstat_err(UP("late"), NULL) == 0,
+		   "a file made on the lower mount after the listing was read ahead not found");
+}
+
+CL_TEST(list_ahead_off)
+{
+	uint64_t calls = UINT64_MAX;
+
+	LA_SET("0");
+	CL_TTLS(3600);
+	la_make_lower(c);
+	la_stat_files(c, 0, LA_NFILES);
+	la_stat_missing(c, "a", 20, &calls);
+	MCT_EXPECT(calls == 20, "with list_ahead 0, 20 missing names made %" PRIu64
+		   " lower lookups, want 20", calls);
+}
+
+/* As the test user: stat 30 missing names of the directory in @arg. */
+static int la_user_misses(void *arg)
+{
+	char p[PATH_MAX + 32];
+	struct stat st;
+	int i, bad = 0;
+
+	for (i = 0; i < 30; i++) {
+		snprintf(p, sizeof(p), "%s/zu%02d", (const char *)arg, i);
+		if (!lstat(p, &st) || errno != ENOENT)
+			bad++;
+	}
+	return bad ? 1 : 0;
+}
+
+/* As the test user: 0 if he can list the directory in @arg. */
+static int la_user_lists(void *arg)
+{
+	DIR *d = opendir(arg);
+	int err;
+
+	if (!d)
+		return 1;
+	errno = 0;
+	while (readdir(d))
+		;
+	err = errno;
+	closedir(d);
+	return err ? 1 : 0;
+}
+
+CL_TEST(list_ahead_needs_read)
+{
+	struct mcs s0, d;
+	int r;
+
+	LA_SET("16");
+	CL_TTLS(3600);
+	MKFILE(UP("a"));
+	MCT_ASSERT(chmod(UP("."), 0711) == 0, "chmod 0711: %s", strerror(errno));
+	cl_settle();
+	if (!cl_as_user(la_user_lists, c->lo)) {
+		mct_skip_set("the lower lets uid %u list a directory of mode 0711 (a mount without permission checks)",
+			     (unsigned int)cl.uid);
+		return;
+	}
+	CL_FLUSH();
+	CL_SNAP(&s0);
+	r = cl_as_user(la_user_misses, c->up);
+	CL_SINCE(&d, &s0);
+	mct_diag("30 missing names looked up by uid %u: lower calls %s; %s",
+		 (unsigned int)cl.uid, cl_calls(&d), cl_caches(&d));
+	MCT_EXPECT(r == 0, "the test user's stats of missing names did not all give ENOENT (%d)", r);
+	MCT_EXPECT(d.cache[MCS_DIR].misses == 0 && d.op[MCS_LOOKUP].calls >= 30,
+		   "lookups by a user who may not read the directory read its listing: %s; %s",
+		   cl_calls(&d), cl_caches(&d));
+}
+
+CL_TEST(list_ahead_filling)
+{
+	struct mcs s0, d;
+	char name[32];
+	int i, e;
+
+	LA_SET("16");
+	CL_TTLS(3600);
+	CL_SNAP(&s0);
+	for (i = 0; i < 200; i++) {
+		cl_snp(name, sizeof(name), "t%03d", i);
+		e = cl_lstat_err(UP(name), NULL);
+		MCT_EXPECT(e == ENOENT, "stat %s before its create: %s", name, err_str(e));
+		MKFILE(UP(name));
+	}
+	CL_SINCE(&d, &s0);
+	mct_diag("200 lookups and creates: lower calls %s; %s", cl_calls(&d), cl_caches(&d));
+	MCT_EXPECT(d.cache[MCS_DIR].misses <= 200 / LA_EVERY + 1,
+		   "200 lookups and creates in one directory read %" PRIu64
+		   " listings, more than one per %d", d.cache[MCS_DIR].misses, LA_EVERY);
+	MCT_EXPECT(d.cache[MCS_DIR].misses >= 1,
+		   "200 lookups that asked the lower in one directory read no listing: %s",
+		   cl_caches(&d));
 }
 
 CL_MAIN()

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ko=${MC_KO:-$PWD/kmod/metacache.ko}
 lower=${MC_LOWER:-}
 mnt=/tmp/mc-observe.$$
-params="entry_ttl neg_ttl attr_ttl dir_ttl close_ttl max_entries max_neg max_handles served_sample"
+params="entry_ttl neg_ttl attr_ttl dir_ttl close_ttl max_entries max_neg max_handles served_sample list_ahead"
 
 n=0 npass=0 nfail=0
 out() { echo "$*"; }
@@ -55,6 +55,14 @@ grep -q '^metacache ' /proc/modules && rmmod metacache
 check "insmod with entry_ttl=7 max_handles=9 served_sample=4" insmod "$ko" entry_ttl=7 max_handles=9 served_sample=4
 check "the parameter reads back" sh -c "[ \$(cat /sys/module/metacache/parameters/entry_ttl) = 7 ]"
 check "served_sample reads back" sh -c "[ \$(cat /sys/module/metacache/parameters/served_sample) = 4 ]"
+check "list_ahead is 16 by default" sh -c "[ \$(cat /sys/module/metacache/parameters/list_ahead) = 16 ]"
+check "list_ahead set at run time" sh -c "echo 0 > /sys/module/metacache/parameters/list_ahead && [ \$(cat /sys/module/metacache/parameters/list_ahead) = 0 ]"
+if sh -c "echo 65537 > /sys/module/metacache/parameters/list_ahead" 2>/dev/null; then
+	notok "sysfs refuses list_ahead=65537"
+else
+	ok "sysfs refuses list_ahead=65537"
+fi
+check "list_ahead back to 16" sh -c "echo 16 > /sys/module/metacache/parameters/list_ahead"
 check "mount" mount -t metacache "$lower" "$mnt"
 check "a new mount starts from them" sh -c "grep ' $mnt metacache ' /proc/mounts | grep -q 'entry_ttl=7,.*max_handles=9'"
 check "a mount option overrides them" mount -o remount,entry_ttl=3 "$mnt"
@@ -70,7 +78,7 @@ fi
 check "attr_ttl unchanged" sh -c "[ \$(cat /sys/module/metacache/parameters/attr_ttl) = 5 ]"
 umount "$mnt"
 check "rmmod" rmmod metacache
-for bad in entry_ttl=31536001 max_neg=16777217 attr_ttl=abc close_ttl=-1 served_sample=3 served_sample=0; do
+for bad in entry_ttl=31536001 max_neg=16777217 attr_ttl=abc close_ttl=-1 served_sample=3 served_sample=0 list_ahead=65537; do
 	dmesg -c >/dev/null 2>&1
 	if insmod "$ko" "$bad" 2>/tmp/mc-observe.err; then
 		notok "insmod $bad is refused"
