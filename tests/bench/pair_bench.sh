@@ -30,6 +30,10 @@
 #   MC_BENCH_FLOOR     "overlayfs" (the reference above) or "" (none)
 #   MC_BENCH_OPS       pairbench --ops (all phases); the overlayfs
 #                      reference runs those of stat, neg and ls among them
+#   MC_BENCH_LIST_AHEAD  values of the module parameter list_ahead to run
+#                      metacache with, one pairbench each, labelled
+#                      "<lower>/<rtt>/list_ahead=<value>" (unset: the
+#                      module's default, labelled "<lower>/<rtt>")
 set -u
 . tests/vm/guest-lib.sh
 
@@ -40,6 +44,7 @@ rtts=${MC_BENCH_RTTS:-none 2ms}
 lowers=${MC_BENCH_LOWERS:-nfs cifs}
 floor=${MC_BENCH_FLOOR-overlayfs}
 ops=${MC_BENCH_OPS:-stat,neg,ls,cycle,negls}
+las=${MC_BENCH_LIST_AHEAD:-}
 floor_ops=
 for op in $(echo "$ops" | tr , ' '); do
 	case $op in stat|neg|ls) floor_ops=${floor_ops:+$floor_ops,}$op ;; esac
@@ -82,11 +87,20 @@ for rtt in $rtts; do
 	for fs in $lowers; do
 		eval n=\$files_$fs
 		t0=$(mc_uptime)
-		"$bench" --lower "$(mc_lower "$fs")" --stack "$MC/upper/$fs" \
-			--files "$n" --rounds "$runs" --tsv "$out/pair-bench.tsv" \
-			--ops "$ops" --label "$fs/$rtt" > /tmp/pair-bench.out ||
-			rc=1
-		cat /tmp/pair-bench.out | tee -a "$out/pair-bench.txt"
+		for la in ${las:--}; do
+			label=$fs/$rtt
+			if [ "$la" != - ]; then
+				echo "$la" > /sys/module/metacache/parameters/list_ahead ||
+					fail "list_ahead=$la"
+				label=$label/list_ahead=$la
+			fi
+			"$bench" --lower "$(mc_lower "$fs")" --stack "$MC/upper/$fs" \
+				--files "$n" --rounds "$runs" \
+				--tsv "$out/pair-bench.tsv" --ops "$ops" \
+				--label "$label" > /tmp/pair-bench.out || rc=1
+			{ echo "# $label"; cat /tmp/pair-bench.out; } |
+				tee -a "$out/pair-bench.txt"
+		done
 		[ -n "$floor_ops" ] && case " $ovl " in *" $fs "*)
 			"$bench" --lower "$(mc_lower "$fs")" --other-stack \
 				--stack "$MC/floor/$fs" --ops "$floor_ops" \
