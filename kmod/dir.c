@@ -664,13 +664,38 @@ static void mc_dir_select(struct file *file)
 /* The most names read ahead the first time a directory is. */
 #define MC_LA_FIRST		4096
 /*
- * mc_inode_info::la_state: the lookups counted (low bits) and the order
- * of the size of the last listing read ahead, or of the most it could
- * have had when it was not read (high bits).
+ * mc_inode_info::la_state: the lookups counted (low bits; at most 65536,
+ * the largest threshold), a listing being read (MC_LA_BUSY), and the
+ * order of the size of the last listing read ahead, or of the most it
+ * could have had when it was not read (high bits).  Changed with
+ * atomic_try_cmpxchg(), but for the reader's final atomic_set().
  */
-#define MC_LA_COUNT		GENMASK(23, 0)
+#define MC_LA_COUNT		GENMASK(22, 0)
+#define MC_LA_BUSY		BIT(23)
 #define MC_LA_ORDER_SHIFT	24
 #define MC_LA_ORDER_MAX		ilog2(MC_DIRSNAP_MAX)
+
+/* Forget the names cached as missing in @dir that @snap lists. */
+static void mc_dir_unneg(struct dentry *dir, struct mc_dirsnap *snap)
+{
+	struct dentry *dentry;
+	u32 i;
+
+	for (i = 0; i < snap->nr; i++) {
+		const struct mc_dirent *e = snap->ents[i];
+		struct qstr name = QSTR_INIT(e->name, e->len);
+
+		if (!e->len || memchr(e->name, '/', e->len) ||
+		    memchr(e->name, 0, e->len))
+			continue;
+		dentry = d_hash_and_lookup(dir, &name);
+		if (IS_ERR_OR_NULL(dentry))
+			continue;
+		if (d_really_is_negative(dentry))
+			mc_entry_clear(dentry);
+		dput(dentry);
+	}
+}
 
 /**
  * mc_dir_list_ahead() - count a lookup that asked the lower; list if due
@@ -705,14 +730,21 @@ static void mc_dir_select(struct file *file)
  *    read per lookup that asked the lower, also in a directory being
  *    filled (`tar x`: a lookup that misses, then a create that drops the
  *    listing) or one too large to cache;
- *  - one listing at a time per directory: only the lookup that makes the
- *    count reach the threshold reads it.
- * The lookup that reads the listing takes its time.  It does not prime
- * our dentries from it (mc_dir_prime() would wait for the caller's own
- * in-lookup dentry): the lookups make them, from the lower dcache.
+ *  - one listing at a time per directory: the lookup that makes the
+ *    count reach the threshold marks it busy and reads it; the others
+ *    count nothing meanwhile.
+ * The lookup that reads the listing takes its time.  It does not make our
+ * dentries for the listed names, as mc_dir_prime() does (the lookups make
+ * them, from the lower dcache); it only forgets the names we had cached
+ * as missing that the listing has, as mc_dir_prime() does too, so that
+ * `stat` does not contradict `ls`.
  *
- * Context: from mc_lookup(), @dir's i_rwsem held shared, as iterate_dir()
- * holds it for mc_dir_build().
+ * Context: from mc_lookup(), @dir's i_rwsem held, shared in a path walk
+ * (as iterate_dir() holds it for mc_dir_build()), exclusively where
+ * unlink, rmdir and rename look up their victim, and for nfsd: the lock
+ * order is the same (upper, then lower), and a listing read there keeps
+ * that directory's other users waiting for its time, which the bounds
+ * above bound.
  */
 void mc_dir_list_ahead(struct dentry *dir)
 {
@@ -720,7 +752,8 @@ void mc_dir_list_ahead(struct dentry *dir)
 	struct mc_sb_info *sbi = MC_SB(inode->i_sb);
 	struct mc_inode_info *mi = MC_I(inode);
 	u32 every = READ_ONCE(mc_list_ahead);
-	u32 ttl, state, order, need, max, gen;
+	u32 ttl, order, need, max, gen;
+	int state, new;
 	struct mc_dirsnap *snap = NULL;
 	struct path lower_path;
 	struct file *lower;
@@ -728,7 +761,8 @@ void mc_dir_list_ahead(struct dentry *dir)
 	u64 born;
 	int err;
 
-	if (!every || sbi->per_user_views || IS_DEADDIR(inode))
+	if (!every || sbi->per_user_views || IS_DEADDIR(inode) ||
+	    !mc_dirsnap_max(sbi))
 		return;
 	ttl = mc_ttl(sbi, dir, MC_CACHE_DIR);
 	if (!ttl || !mc_ttl(sbi, dir, MC_CACHE_NEG) ||
@@ -741,11 +775,16 @@ void mc_dir_list_ahead(struct dentry *dir)
 	if (time_before64(born, READ_ONCE(mi->dir_toobig)))
 		return;
 	state = atomic_read(&mi->la_state);
-	order = state >> MC_LA_ORDER_SHIFT;
-	need = max_t(u32, every, BIT(order) / 4);
-	if ((state & MC_LA_COUNT) >= need)	/* being read */
-		return;
-	if ((atomic_inc_return(&mi->la_state) & MC_LA_COUNT) != need)
+	do {
+		if (state & MC_LA_BUSY)
+			return;
+		order = state >> MC_LA_ORDER_SHIFT;
+		need = max_t(u32, every, BIT(order) / 4);
+		new = state + 1;
+		if ((new & MC_LA_COUNT) >= need)
+			new |= MC_LA_BUSY;
+	} while (!atomic_try_cmpxchg(&mi->la_state, &state, new));
+	if (!(new & MC_LA_BUSY))
 		return;
 
 	max = min_t(u32, mc_dirsnap_max(sbi),
@@ -775,8 +814,9 @@ void mc_dir_list_ahead(struct dentry *dir)
 	mc_count_miss(sbi, MC_CACHE_DIR);
 	if (expired)
 		mc_count_expired(sbi, MC_CACHE_DIR);
-	if (mc_vanish_settled(inode, snap, gen))
-		mc_dirsnap_install(inode, snap, gen);
+	if (mc_vanish_settled(inode, snap, gen) &&
+	    mc_dirsnap_install(inode, snap, gen))
+		mc_dir_unneg(dir, snap);
 out:
 	pr_debug("%pd: listed ahead: %u names (at most %u)\n", dir,
 		 snap ? snap->nr : 0, max);

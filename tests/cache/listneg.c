@@ -34,6 +34,8 @@
  *    reads it, and the missing names after it are answered from it, the
  *    existing ones still found; with list_ahead 0 every one asks the
  *    lower;
+ *  - a name cached as missing, made by the other client since, is found
+ *    once the listing read ahead has it;
  *  - a user who may search a directory but not read it reads no listing
  *    through his lookups (where the lower would not let him list it);
  *  - a directory filled by a lookup and a create per name (`tar x`) is
@@ -501,6 +503,30 @@ CL_TEST(list_ahead_after_misses)
 	MKFILE(LO("late"));
 	MCT_EXPECT(cl_lstat_err(UP("late"), NULL) == 0,
 		   "a file made on the lower mount after the listing was read ahead not found");
+}
+
+/*
+ * A name cached as missing that another client then made is found once a
+ * listing read ahead has it, as after a readdir: stat agrees with ls.
+ */
+CL_TEST(list_ahead_forgets_missing)
+{
+	int e;
+
+	if (cl.other_is_lower)
+		MCT_SKIP("no second client on %s", cl.fstype);
+	LA_SET("16");
+	CL_TTLS(3600);
+	la_make_lower(c);
+	e = cl_lstat_err(UP("x"), NULL);
+	MCT_ASSERT(e == ENOENT, "stat x before: %s", err_str(e));
+	MKFILE(LO2("x"));
+	/* x, then 15 lookups of files: the 16th reads the listing. */
+	la_stat_files(c, 0, LA_EVERY - 1);
+	e = cl_lstat_err(UP("x"), NULL);
+	MCT_EXPECT(e == 0, "stat x, made by the other client and in the listing read ahead: %s",
+		   err_str(e));
+	MCT_EXPECT(cl_listed(c->up, "x") == 1, "ls does not show x, made by the other client");
 }
 
 CL_TEST(list_ahead_off)
