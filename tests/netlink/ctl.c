@@ -91,11 +91,13 @@ static const char *id_str(long long id)
 
 /* The module parameter that times one cache hit in N. */
 #define SAMPLE_PARAM "/sys/module/metacache/parameters/served_sample"
+/* The one that lists a directory ahead of the lookups made in it. */
+#define LA_PARAM "/sys/module/metacache/parameters/list_ahead"
 
-/* Write @val to the parameter: 0, or the errno of the refused write. */
-static int sample_write(const char *val)
+/* Write @val to module parameter @param: 0, or the errno of the write. */
+static int param_write(const char *param, const char *val)
 {
-	int fd = open(SAMPLE_PARAM, O_WRONLY), err = 0;
+	int fd = open(param, O_WRONLY), err = 0;
 
 	if (fd < 0)
 		return errno;
@@ -105,10 +107,10 @@ static int sample_write(const char *val)
 	return err;
 }
 
-/* The parameter's value, -1 if unreadable. */
-static long sample_read(void)
+/* Module parameter @param's value, -1 if unreadable. */
+static long param_read(const char *param)
 {
-	FILE *f = fopen(SAMPLE_PARAM, "r");
+	FILE *f = fopen(param, "r");
 	long v = -1;
 
 	if (!f)
@@ -117,6 +119,16 @@ static long sample_read(void)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+static int sample_write(const char *val)
+{
+	return param_write(SAMPLE_PARAM, val);
+}
+
+static long sample_read(void)
+{
+	return param_read(SAMPLE_PARAM);
 }
 
 /* Set the parameter to @val, keeping its old value in @was (24 bytes). */
@@ -592,12 +604,21 @@ MCT_TEST(flush_subtree_among_many)
 	char sub[96], was_e[24], was_n[24], was_me[24], was_mn[24], msg[160];
 	int *shared;
 	long long id;
+	long was_la;
 	int i, fd, status, bad;
 	pid_t pid;
 
 	SETUP();
 	id = mount_id(upper);
 	MCT_ASSERT(id >= 1, "no id: %s", R.err);
+	/*
+	 * No listing read ahead of the lookups (list_ahead): in in/ it would
+	 * answer missing names from a listing read after the flush, answers
+	 * from the lower that this test counts as cached ones.
+	 */
+	was_la = param_read(LA_PARAM);
+	MCT_ASSERT(was_la >= 0 && !param_write(LA_PARAM, "0"),
+		   "list_ahead 0 (%s)", LA_PARAM);
 	TUN_WAS(was_e, "entry_ttl");
 	TUN_WAS(was_n, "neg_ttl");
 	TUN_WAS(was_me, "max_entries");
@@ -693,6 +714,8 @@ MCT_TEST(flush_subtree_among_many)
 		   "over the limits: %s", R.out);
 	EXPECT_RUN(0, "set", upper, "entry_ttl", was_e, "neg_ttl", was_n,
 		   "max_entries", was_me, "max_neg", was_mn);
+	snprintf(name, sizeof(name), "%ld", was_la);
+	MCT_EXPECT(!param_write(LA_PARAM, name), "list_ahead back to %s", name);
 	for (i = 0; i < 2 * FLUSH_N; i++) {
 		flush_names(sbase, i % 2 ? "out" : "in", 0, name, sizeof(name),
 			    i / 2);
