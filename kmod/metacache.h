@@ -534,8 +534,9 @@ struct mc_inode_info {
 	kgid_t perm_gid;
 	/*
 	 * Not under @attr_lock, in what was a hole: a directory's lookups
-	 * that asked the lower since it was last listed ahead, and the order
-	 * of that listing's size (dir.c, mc_dir_list_ahead()).
+	 * that asked the lower since it was last listed ahead, a bit for a
+	 * listing being read, and the order of the last one's size (dir.c,
+	 * mc_dir_list_ahead(), atomic_try_cmpxchg()).
 	 */
 	atomic_t la_state;
 	struct mc_ident __rcu *perm_ident;

@@ -133,11 +133,11 @@ MODULE_PARM_DESC(served_sample,
 		 "time one cache hit in N for the served-latency histograms (16; 1 = every hit)");
 
 /*
- * list_ahead: after this many lookups in one directory that asked the
- * lower within its dir_ttl, the next one reads the directory's listing, so
+ * list_ahead: after this many lookups that asked the lower in a directory
+ * with no fresh listing, the next one reads the directory's listing, so
  * that the lookups after it need no round trip (dir.c,
- * mc_dir_list_ahead()).  Module-wide: it changes at once for every mount.
- * 0 turns it off; at most 65536.
+ * mc_dir_list_ahead(), which also bounds how often).  Module-wide: it
+ * changes at once for every mount.  0 turns it off; at most 65536.
  */
 #define MC_LIST_AHEAD_MAX	65536
 
